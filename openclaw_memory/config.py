@@ -1,0 +1,160 @@
+"""Settings for every part of the engine, as pydantic models with the documented defaults.
+
+Defaults follow OpenClaw's (SPEC.md) except where a measured improvement is documented next to
+the field. Everything that shapes the index content is part of the fingerprint (see
+:func:`index_fingerprint` in ``sync.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+
+__all__ = [
+    "ChunkingSettings",
+    "EmbeddingSettings",
+    "FusionMode",
+    "MemorySettings",
+    "ProviderName",
+    "SearchSettings",
+    "SessionSettings",
+    "StoreSettings",
+    "SyncSettings",
+]
+
+ProviderName = Literal["auto", "local", "openai", "none"]
+FusionMode = Literal["calibrated", "weighted", "rrf"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ChunkingSettings(_Frozen):
+    """Token-budget chunking on line boundaries."""
+
+    tokens: int = Field(400, ge=1, description="Target chunk size in tokens.")
+    overlap: int = Field(80, ge=0, description="Tokens (whole lines) carried into the next chunk.")
+    encoding: Literal["o200k_base", "cl100k_base"] = Field(
+        "o200k_base", description="tiktoken encoding used to count tokens (shipped offline)."
+    )
+
+    @model_validator(mode="after")
+    def _clamp_overlap(self) -> ChunkingSettings:
+        if self.overlap >= self.tokens:
+            object.__setattr__(self, "overlap", self.tokens - 1)
+        return self
+
+
+class EmbeddingSettings(_Frozen):
+    """Which embedding provider to use and how to talk to it."""
+
+    provider: ProviderName = Field(
+        "auto",
+        description="auto: local unless an OpenAI endpoint is configured; none: keyword-only.",
+    )
+    model: str | None = Field(None, description="Provider model; None picks the provider default.")
+    fallback: Literal["none", "local", "openai"] = Field(
+        "none", description="Provider to switch to (with the reason recorded) if the primary fails."
+    )
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint (e.g. a local server).")
+    api_key: SecretStr | None = Field(None, description="API key; else OPENAI_API_KEY is read.")
+    headers: dict[str, str] = Field(default_factory=dict, description="Extra HTTP headers.")
+    dimensions: int | None = Field(None, ge=1, description="Requested output dimensions (OpenAI v3).")
+    batch_max_tokens: int = Field(8000, ge=1, description="Token budget of one embeddings request.")
+    concurrency: int = Field(2, ge=1, le=16, description="Embedding requests in flight at once.")
+    max_retries: int = Field(6, ge=0, description="Retries of a retryable failure (429, 5xx, timeout).")
+    retry_base_seconds: float = Field(0.5, ge=0, description="First backoff; doubles each retry.")
+    retry_max_seconds: float = Field(60.0, ge=0, description="Cap of one wait (Retry-After included).")
+    timeout_seconds: float = Field(60.0, gt=0, description="Timeout of one HTTP request.")
+    local_model_path: Path | None = Field(None, description="Override the bundled ONNX model file.")
+    local_threads: int = Field(2, ge=1, description="onnxruntime intra-op threads for `local`.")
+    cache: bool = Field(True, description="Cache embeddings by content hash in the index.")
+    cache_max_entries: int | None = Field(None, ge=1, description="Prune oldest cache rows past this.")
+
+
+class SearchSettings(_Frozen):
+    """Query-time ranking. See SPEC.md for the formulas."""
+
+    max_results: int = Field(6, ge=1, le=200)
+    min_score: float = Field(0.35, ge=0.0, le=1.0)
+    candidate_multiplier: int = Field(4, ge=1, le=20)
+    hybrid: bool = Field(True, description="Use keyword search next to vectors.")
+    fusion: FusionMode = Field(
+        "calibrated",
+        description=(
+            "calibrated: per-query normalised scores (measured best on LoCoMo-dev); "
+            "weighted: OpenClaw's raw 0.7/0.3 sum; rrf: reciprocal-rank fusion."
+        ),
+    )
+    vector_weight: float = Field(0.7, ge=0.0, le=1.0)
+    text_weight: float = Field(0.3, ge=0.0, le=1.0)
+    rrf_k: int = Field(60, ge=1)
+    temporal_decay: bool = Field(False)
+    half_life_days: float = Field(30.0, gt=0)
+    mmr: bool = Field(False)
+    mmr_lambda: float = Field(0.7, ge=0.0, le=1.0)
+    snippet_chars: int = Field(700, ge=1)
+    citations: Literal["auto", "on", "off"] = Field("auto")
+
+    @model_validator(mode="after")
+    def _normalise_weights(self) -> SearchSettings:
+        total = self.vector_weight + self.text_weight
+        vw, tw = (0.7, 0.3) if total <= 0 else (self.vector_weight / total, self.text_weight / total)
+        object.__setattr__(self, "vector_weight", vw)
+        object.__setattr__(self, "text_weight", tw)
+        return self
+
+    @property
+    def candidates(self) -> int:
+        return min(200, max(1, self.max_results * self.candidate_multiplier))
+
+
+class StoreSettings(_Frozen):
+    """Where the index lives and which vector path answers queries."""
+
+    path: Path | None = Field(None, description="Index file; None = per-workspace file in state dir.")
+    vector_backend: Literal["auto", "vec0", "numpy"] = Field(
+        "auto",
+        description="auto: sqlite-vec when it loads, else the numpy matrix; both rank identically.",
+    )
+    fts_tokenizer: Literal["unicode61", "porter"] = Field(
+        "unicode61", description="FTS5 tokenizer; CJK is split into characters before indexing."
+    )
+    busy_timeout_ms: int = Field(10_000, ge=0)
+
+
+class SyncSettings(_Frozen):
+    on_search: bool = True
+    on_session_start: bool = True
+    watch_debounce_ms: int = Field(1500, ge=0)
+    interval_minutes: float = Field(0, ge=0)
+    max_file_bytes: int = Field(20 * 1024 * 1024, ge=1, description="Larger files are skipped.")
+
+
+class SessionSettings(_Frozen):
+    enabled: bool = Field(False, description="Index session transcripts (source 'sessions').")
+    directory: Path | None = Field(None, description="Folder of *.jsonl; default <workspace>/sessions.")
+    delta_bytes: int = Field(100_000, ge=0)
+    delta_messages: int = Field(50, ge=0)
+
+
+class MemorySettings(_Frozen):
+    """All settings of one memory workspace."""
+
+    workspace: Path = Field(default_factory=Path.cwd)
+    extra_paths: tuple[Path, ...] = ()
+    timezone: str | None = Field(None, description="IANA zone for daily file names; else local.")
+    chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
+    store: StoreSettings = Field(default_factory=StoreSettings)
+    sync: SyncSettings = Field(default_factory=SyncSettings)
+    sessions: SessionSettings = Field(default_factory=SessionSettings)
+
+    @field_validator("workspace", mode="after")
+    @classmethod
+    def _absolute_workspace(cls, value: Path) -> Path:
+        return value.expanduser().absolute()

@@ -1,0 +1,75 @@
+"""One exception tree for the whole package.
+
+Callers catch :class:`OpenClawMemoryError` to handle anything we raise on purpose; the
+subclasses say which boundary failed so adapters (CLI, LangChain tools) can translate them.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "EmbeddingError",
+    "IndexCorruptError",
+    "OpenClawMemoryError",
+    "PathRefusedError",
+    "ProviderUnavailableError",
+    "StoreError",
+    "WorkspaceError",
+]
+
+
+class OpenClawMemoryError(Exception):
+    """Base class of every error this package raises deliberately."""
+
+
+class ConfigError(OpenClawMemoryError):
+    """Settings that cannot work together (e.g. an unknown provider)."""
+
+
+class WorkspaceError(OpenClawMemoryError):
+    """The workspace folder is missing, unreadable or read-only when a write was asked."""
+
+
+class PathRefusedError(OpenClawMemoryError):
+    """A path failed the workspace path-safety gate.
+
+    The message is deliberately the same for every violation so that it reveals nothing
+    about the file system (existence of files outside the workspace, symlink targets).
+    """
+
+    def __init__(self, message: str = "path refused: only MEMORY.md, memory/**/*.md and "
+                 "configured extra paths inside the workspace may be read or written") -> None:
+        super().__init__(message)
+
+
+class StoreError(OpenClawMemoryError):
+    """The SQLite index could not be opened, migrated or written."""
+
+
+class IndexCorruptError(StoreError):
+    """The index file is not an SQLite database of ours (corrupt or foreign)."""
+
+
+class EmbeddingError(OpenClawMemoryError):
+    """An embedding provider failed after its retries.
+
+    ``status`` is the HTTP status when there was one; ``retry_after`` the server's advice in
+    seconds when it gave one; ``retryable`` whether waiting could help.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+        retryable: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+        self.retryable = retryable
+
+
+class ProviderUnavailableError(EmbeddingError):
+    """A provider cannot be built at all (missing key, missing model files, bad config)."""

@@ -1,0 +1,158 @@
+"""Frozen value types passed between the engine's steps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "Chunk",
+    "HitExplanation",
+    "MemoryFile",
+    "SearchHit",
+    "SearchResponse",
+    "SkippedFile",
+    "SyncReport",
+]
+
+Source = Literal["memory", "sessions"]
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryFile:
+    """A discovered file. ``path`` is workspace-relative with ``/`` separators."""
+
+    path: str
+    abs_path: str
+    source: Source
+    mtime_ns: int
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A piece of a file with 1-based inclusive line numbers (JSONL lines for transcripts)."""
+
+    path: str
+    source: Source
+    start_line: int
+    end_line: int
+    text: str
+    hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class HitExplanation:
+    """Why a hit has its score: every factor that went into it."""
+
+    vector_score: float | None
+    text_score: float | None
+    vector_rank: int | None
+    text_rank: int | None
+    fused: float
+    decay: float = 1.0
+    mmr_penalty: float = 0.0
+    rescued: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "vector_score": self.vector_score,
+            "text_score": self.text_score,
+            "vector_rank": self.vector_rank,
+            "text_rank": self.text_rank,
+            "fused": self.fused,
+            "decay": self.decay,
+            "mmr_penalty": self.mmr_penalty,
+            "rescued": self.rescued,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+    snippet: str
+    source: Source
+    citation: str | None
+    chunk_id: str
+    explanation: HitExplanation
+
+    def as_dict(self, *, explain: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "path": self.path,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "score": round(self.score, 6),
+            "snippet": self.snippet,
+            "source": self.source,
+        }
+        if self.citation is not None:
+            out["citation"] = self.citation
+        if explain:
+            out["explain"] = self.explanation.as_dict()
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResponse:
+    """What ``memory_search`` answers; ``disabled`` responses carry ``error`` and ``action``."""
+
+    results: tuple[SearchHit, ...]
+    provider: str
+    model: str | None
+    mode: Literal["hybrid", "keyword-only", "vector-only"]
+    citations: Literal["auto", "on", "off"]
+    vector_path: str
+    fallback: dict[str, str] | None = None
+    stale: bool = False
+    disabled: bool = False
+    error: str | None = None
+    warning: str | None = None
+    action: str | None = None
+    notes: tuple[str, ...] = ()
+
+    def as_dict(self, *, explain: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "results": [h.as_dict(explain=explain) for h in self.results],
+            "provider": self.provider,
+            "model": self.model,
+            "mode": self.mode,
+            "citations": self.citations,
+            "vector_path": self.vector_path,
+        }
+        if self.fallback:
+            out["fallback"] = dict(self.fallback)
+        if self.stale:
+            out["stale"] = True
+        if self.disabled:
+            out.update(disabled=True, unavailable=True, error=self.error,
+                       warning=self.warning, action=self.action)
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedFile:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SyncReport:
+    """What one sync did."""
+
+    scanned: int = 0
+    unchanged: int = 0
+    indexed: int = 0
+    deleted: int = 0
+    chunks_added: int = 0
+    chunks_removed: int = 0
+    embedded: int = 0
+    cache_hits: int = 0
+    full_rebuild: bool = False
+    rebuild_reason: str | None = None
+    duration_s: float = 0.0
+    skipped: tuple[SkippedFile, ...] = field(default_factory=tuple)

@@ -156,3 +156,15 @@ class SyncReport:
     rebuild_reason: str | None = None
     duration_s: float = 0.0
     skipped: tuple[SkippedFile, ...] = field(default_factory=tuple)
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "scanned": self.scanned, "unchanged": self.unchanged, "indexed": self.indexed,
+            "deleted": self.deleted, "chunks_added": self.chunks_added,
+            "chunks_removed": self.chunks_removed, "embedded": self.embedded,
+            "cache_hits": self.cache_hits, "full_rebuild": self.full_rebuild,
+            "rebuild_reason": self.rebuild_reason, "duration_s": round(self.duration_s, 4),
+            "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
+            "warnings": list(self.warnings),
+        }

@@ -1,0 +1,184 @@
+"""``openclaw-memory``: index, search, read and write a memory workspace from a shell.
+
+Exit codes (a contract for scripts): 0 success (including a search with no results),
+2 usage error, 3 an openclaw-memory error (one line on stderr), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .config import MemorySettings
+from .errors import OpenClawMemoryError
+from .index import MemoryIndex
+from .paths import state_dir
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_USAGE, EXIT_ERROR, EXIT_INTERRUPTED = 0, 2, 3, 130
+
+
+def _sample_workspace() -> Path:
+    """A writable copy of the bundled sample workspace (the package may be read-only)."""
+    target = state_dir() / "sample-workspace"
+    if not target.exists():
+        source = resources.files("openclaw_memory") / "sample_workspace"
+        with resources.as_file(source) as src:
+            shutil.copytree(src, target)
+    return target
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="openclaw-memory", description=__doc__.splitlines()[0])
+    p.add_argument("--workspace", type=Path, default=None,
+                   help="memory workspace (default: $OPENCLAW_MEMORY_WORKSPACE, else the cwd)")
+    p.add_argument("--sample", action="store_true",
+                   help="use the bundled sample workspace (copied to the state directory)")
+    p.add_argument("--index", type=Path, default=None,
+                   help="index file (default: a per-workspace file in the state directory)")
+    p.add_argument("--provider", choices=["auto", "local", "openai", "none"], default=None,
+                   help="embedding provider (default: auto = the offline local model)")
+    sub = p.add_subparsers(dest="command", required=True)
+    idx = sub.add_parser("index", help="sync the index with the files")
+    idx.add_argument("--full", action="store_true", help="rebuild from scratch")
+    idx.add_argument("--json", action="store_true")
+    s = sub.add_parser("search", help="hybrid search with citations")
+    s.add_argument("query")
+    s.add_argument("-k", "--max-results", type=int, default=None)
+    s.add_argument("--min-score", type=float, default=None)
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--explain", action="store_true", help="show per-hit score factors")
+    g = sub.add_parser("get", help="read lines of a memory file")
+    g.add_argument("path")
+    g.add_argument("--from", dest="from_line", type=int, default=None)
+    g.add_argument("--lines", type=int, default=None)
+    g.add_argument("--json", action="store_true")
+    w = sub.add_parser("write", help="append a note to today's daily file or MEMORY.md")
+    w.add_argument("text")
+    w.add_argument("--target", choices=["daily", "memory"], default="daily")
+    st = sub.add_parser("status", help="what is indexed and how search runs")
+    st.add_argument("--json", action="store_true")
+    return p
+
+
+def _open(args: argparse.Namespace) -> MemoryIndex:
+    if args.sample:
+        workspace = _sample_workspace()
+    else:
+        workspace = args.workspace or Path(os.environ.get("OPENCLAW_MEMORY_WORKSPACE") or ".")
+    if not workspace.is_dir():
+        raise OpenClawMemoryError(f"workspace {workspace} is not a directory")
+    overrides: dict[str, Any] = {}
+    if args.provider:
+        overrides["embedding"] = {"provider": args.provider}
+    settings = MemorySettings.model_validate({"workspace": workspace, **overrides})
+    return MemoryIndex(settings, index_path=args.index)
+
+
+class _Bar:
+    """A one-line progress bar on stderr, drawn only on a terminal and for long syncs."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+
+    def __call__(self, done: int, total: int, path: str) -> None:
+        if not self.enabled or total < 20:
+            return
+        width = 30
+        filled = int(width * done / total)
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} files")
+        if done == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _cmd_index(memory: MemoryIndex, args: argparse.Namespace) -> None:
+    report = memory.sync(full=args.full, progress=_Bar())
+    if args.json:
+        _print_json(report.as_dict())
+        return
+    kind = "rebuilt" if report.full_rebuild else "synced"
+    print(f"{kind} {report.scanned} files: {report.indexed} indexed, {report.unchanged} "
+          f"unchanged, {report.deleted} deleted, {report.chunks_added} chunks added, "
+          f"{report.embedded} embedded ({report.cache_hits} cached) in {report.duration_s:.2f}s")
+    for skipped in report.skipped:
+        print(f"skipped {skipped.path}: {skipped.reason}")
+    for warning in report.warnings:
+        print(f"warning: {warning}")
+
+
+def _cmd_search(memory: MemoryIndex, args: argparse.Namespace) -> None:
+    memory.sync(progress=_Bar())
+    response = memory.search(args.query, max_results=args.max_results, min_score=args.min_score)
+    if args.json:
+        _print_json(response.as_dict(explain=args.explain))
+        return
+    print(f"mode: {response.mode} ({response.provider}"
+          f"{'/' + response.model if response.model else ''}, vectors: {response.vector_path})")
+    for note in response.notes:
+        print(f"note: {note}")
+    for i, hit in enumerate(response.results, 1):
+        cite = hit.citation or f"{hit.path}#L{hit.start_line}-L{hit.end_line}"
+        print(f"\n{i}. {cite}  score={hit.score:.3f}")
+        if args.explain:
+            print("   " + json.dumps(hit.explanation.as_dict()))
+        body = hit.snippet.split("\n\nSource:")[0]
+        print("   " + body.replace("\n", "\n   "))
+
+
+def _cmd_get(memory: MemoryIndex, args: argparse.Namespace) -> None:
+    note = memory.get(args.path, args.from_line, args.lines)
+    if args.json:
+        _print_json({"path": note.path, "text": note.text, "start_line": note.start_line,
+                     "end_line": note.end_line, "missing": note.missing})
+    else:
+        print(note.text)
+
+
+def _cmd_write(memory: MemoryIndex, args: argparse.Namespace) -> None:
+    result = memory.write(args.text, target=args.target)
+    where = f"{result.path}#L{result.start_line}-L{result.end_line}"
+    print(f"appended to {where}" if result.appended else f"not written: {result.reason}")
+
+
+def _cmd_status(memory: MemoryIndex, args: argparse.Namespace) -> None:
+    status = memory.status()
+    if args.json:
+        _print_json(status)
+        return
+    for key, value in status.items():
+        print(f"{key}: {value}")
+
+
+_COMMANDS = {"index": _cmd_index, "search": _cmd_search, "get": _cmd_get, "write": _cmd_write,
+             "status": _cmd_status}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        with _open(args) as memory:
+            _COMMANDS[args.command](memory, args)
+    except OpenClawMemoryError as exc:
+        print(f"openclaw-memory: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("openclaw-memory: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""Where indexes live by default: a per-workspace file in a state directory."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+__all__ = ["default_index_path", "state_dir"]
+
+
+def state_dir() -> Path:
+    """``$OPENCLAW_MEMORY_STATE_DIR``, else ``$XDG_STATE_HOME/openclaw-memory``, else ~/.local/state."""
+    explicit = os.environ.get("OPENCLAW_MEMORY_STATE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base).expanduser() / "openclaw-memory"
+
+
+def default_index_path(workspace: Path) -> Path:
+    """One index file per workspace, never inside ``memory/`` (it would index itself)."""
+    resolved = str(workspace.expanduser().resolve())
+    digest = hashlib.sha256(resolved.encode()).hexdigest()[:12]
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(resolved).name or "root")[:40]
+    return state_dir() / "indexes" / f"{name}-{digest}.sqlite"

@@ -1,0 +1,173 @@
+"""The query pipeline: candidates -> fusion -> decay -> MMR -> threshold -> hits.
+
+Keyword and vector candidates are gathered independently (a failure of either side degrades
+the mode, it never raises). Every hit carries a :class:`HitExplanation`, so an empty or
+surprising result can be diagnosed from the response alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Literal
+
+import numpy as np
+
+from .config import SearchSettings
+from .embeddings.base import EmbeddingProvider
+from .errors import EmbeddingError, StoreError
+from .ranking import Candidate, decay_multiplier, fuse, mmr_order
+from .snippets import citation, clamp_snippet, with_source_line
+from .store import ChunkRow, Store
+from .textsearch import keyword_terms, match_expression
+from .types import HitExplanation, SearchHit
+from .workspace import is_daily
+
+__all__ = ["SearchOutcome", "SearchRequest", "run_search"]
+
+Mode = Literal["hybrid", "keyword-only", "vector-only"]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    query: str
+    max_results: int
+    min_score: float
+    sources: tuple[str, ...]
+    citations: bool
+    now: datetime
+    path_filter: Callable[[str], bool] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchOutcome:
+    hits: tuple[SearchHit, ...]
+    mode: Mode
+    notes: tuple[str, ...] = ()
+    embedding_error: EmbeddingError | None = None
+    best_score: float | None = None
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def _keyword_candidates(store: Store, query: str, limit: int, sources: Sequence[str],
+                        notes: list[str]) -> list[tuple[int, float]]:
+    match = match_expression(query)
+    if match is None:
+        return []
+    try:
+        return store.keyword_search(match, limit, sources)
+    except StoreError as exc:
+        notes.append(f"keyword search failed: {exc}")
+        return []
+
+
+def _vector_candidates(store: Store, provider: EmbeddingProvider, query: str, limit: int,
+                       sources: Sequence[str]) -> list[tuple[int, float]]:
+    vector = np.asarray(provider.embed_query(query), dtype=np.float32)
+    if vector.size == 0 or not np.any(vector):
+        return []  # a zero query vector carries no signal; cosine would be undefined
+    return store.vector_search(vector, limit, sources)
+
+
+def _exact_keyword_keys(store: Store, query: str, keys: Sequence[int],
+                        sources: Sequence[str]) -> set[int]:
+    """Chunks among ``keys`` that contain every search term of the query."""
+    terms = keyword_terms(query)
+    if not terms or not keys:
+        return set()
+    expr = " AND ".join('"' + t + '"' for t in terms)
+    try:
+        rows = store.keyword_search(expr, 200, sources)
+    except StoreError:
+        return set()
+    return {k for k, _ in rows} & set(keys)
+
+
+def _apply_decay(items: list[Candidate], rows: dict[int, ChunkRow], request: SearchRequest,
+                 half_life: float) -> list[Candidate]:
+    out = []
+    for c in items:
+        row = rows[c.key]
+        day = is_daily(row.path) if row.source == "memory" else None
+        out.append(replace(c, decay=decay_multiplier(day, request.now, half_life)))
+    return out
+
+
+def _to_hit(c: Candidate, row: ChunkRow, request: SearchRequest, snippet_chars: int,
+            rescued: bool) -> SearchHit:
+    cite = citation(row.path, row.start_line, row.end_line)
+    snippet = clamp_snippet(row.text, snippet_chars)
+    if request.citations:
+        snippet = with_source_line(snippet, cite)
+    explanation = HitExplanation(
+        vector_score=c.vector_score, text_score=c.text_score, vector_rank=c.vector_rank,
+        text_rank=c.text_rank, fused=c.fused, decay=c.decay, mmr_penalty=c.mmr_penalty,
+        rescued=rescued)
+    return SearchHit(row.path, row.start_line, row.end_line, c.score, snippet,
+                     "sessions" if row.source == "sessions" else "memory",
+                     cite if request.citations else None, row.id, explanation)
+
+
+def _gather(store: Store, provider: EmbeddingProvider | None, request: SearchRequest,
+            settings: SearchSettings, notes: list[str]) -> tuple[
+        list[tuple[int, float]], list[tuple[int, float]], EmbeddingError | None]:
+    limit = min(200, max(1, request.max_results * settings.candidate_multiplier))
+    text_hits: list[tuple[int, float]] = []
+    if provider is None or settings.hybrid:
+        text_hits = _keyword_candidates(store, request.query, limit, request.sources, notes)
+    vector_hits: list[tuple[int, float]] = []
+    error: EmbeddingError | None = None
+    if provider is not None:
+        try:
+            vector_hits = _vector_candidates(store, provider, request.query, limit,
+                                             request.sources)
+        except EmbeddingError as exc:
+            error = exc
+            notes.append(f"vector search unavailable: {exc}")
+            if not settings.hybrid:
+                text_hits = _keyword_candidates(store, request.query, limit, request.sources,
+                                                notes)
+    return vector_hits, text_hits, error
+
+
+def _mode(provider: EmbeddingProvider | None, settings: SearchSettings,
+          error: EmbeddingError | None) -> Mode:
+    if provider is None or error is not None:
+        return "keyword-only"
+    return "hybrid" if settings.hybrid else "vector-only"
+
+
+def run_search(store: Store, provider: EmbeddingProvider | None, request: SearchRequest,
+               settings: SearchSettings) -> SearchOutcome:
+    """Answer one query. Never raises for bad query text; store errors surface as notes."""
+    notes: list[str] = []
+    if not request.query.strip():
+        return SearchOutcome((), _mode(provider, settings, None), ("empty query",))
+    vector_hits, text_hits, error = _gather(store, provider, request, settings, notes)
+    mode = _mode(provider, settings, error)
+    fused = fuse(vector_hits, text_hits, mode=settings.fusion,
+                 vector_weight=settings.vector_weight, text_weight=settings.text_weight,
+                 rrf_k=settings.rrf_k)
+    rows = store.chunks([c.key for c in fused])
+    fused = [c for c in fused if c.key in rows]  # rows deleted by a concurrent sync
+    if request.path_filter is not None:
+        fused = [c for c in fused if request.path_filter(rows[c.key].path)]
+    if settings.temporal_decay:
+        fused = _apply_decay(fused, rows, request, settings.half_life_days)
+    fused.sort(key=lambda c: (-c.score, c.key))
+    if settings.mmr:
+        fused = mmr_order(fused, lambda k: rows[k].text, settings.mmr_lambda)
+    passing = [c for c in fused if c.score >= request.min_score]
+    below = [c for c in fused if c.score < request.min_score and c.text_rank is not None]
+    exact = _exact_keyword_keys(store, request.query, [c.key for c in below], request.sources)
+    kept_keys = {c.key for c in passing} | exact
+    kept = [c for c in fused if c.key in kept_keys][: request.max_results]
+    hits = tuple(_to_hit(c, rows[c.key], request, settings.snippet_chars, c.key in exact)
+                 for c in kept)
+    best = fused[0].score if fused else None
+    if not hits:
+        notes.append(
+            "nothing relevant: no chunk scored at least min_score "
+            f"{request.min_score:.2f}" + (f" (best {best:.3f})" if best is not None else ""))
+    return SearchOutcome(hits, mode, tuple(notes), error, best)

@@ -1,0 +1,111 @@
+"""Open SQLite connections that can load sqlite-vec when anything on this machine can.
+
+Many Python builds (pyenv, macOS system Python) compile stdlib ``sqlite3`` without extension
+loading. We probe, once per process, the stdlib module first and then wheel-shipped drop-ins
+(``pysqlite3``, ``sqlean``); the first that loads ``vec0`` and has FTS5 wins. If none can, the
+stdlib module is used and vectors are ranked by the numpy path. The outcome and its reason are
+kept in :class:`DriverInfo` and reported by ``status`` and every search response.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from ..errors import StoreError
+
+__all__ = ["DISABLE_VEC_ENV", "DriverInfo", "connect", "probe_driver"]
+
+#: Set to "1" to force the numpy vector path (used by tests and for debugging).
+DISABLE_VEC_ENV = "OPENCLAW_MEMORY_DISABLE_VEC"
+
+_CANDIDATES = ("sqlite3", "pysqlite3.dbapi2", "sqlean")
+
+
+@dataclass(frozen=True, slots=True)
+class DriverInfo:
+    """Which DB-API module is live and whether sqlite-vec loads into it."""
+
+    name: str
+    module: ModuleType
+    sqlite_version: str
+    vec_loadable: bool
+    vec_version: str | None
+    reason: str
+
+    @property
+    def errors(self) -> tuple[type[BaseException], ...]:
+        return (self.module.Error,)
+
+
+def _load_vec(conn: Any) -> str:
+    import sqlite_vec
+
+    conn.enable_load_extension(True)
+    try:
+        sqlite_vec.load(conn)
+    finally:
+        conn.enable_load_extension(False)
+    return str(conn.execute("select vec_version()").fetchone()[0])
+
+
+def _probe_module(name: str) -> tuple[ModuleType, str | None, str]:
+    """Import ``name`` and try sqlite-vec in a scratch connection; never raises."""
+    module = importlib.import_module(name)
+    conn = module.connect(":memory:")
+    try:
+        conn.execute("create virtual table t using fts5(x)")
+        if not hasattr(conn, "enable_load_extension"):
+            return module, None, f"{name}: built without extension loading"
+        return module, _load_vec(conn), f"sqlite-vec loaded via {name}"
+    except Exception as exc:  # any driver-specific failure means "cannot use vec here"
+        return module, None, f"{name}: {type(exc).__name__}: {exc}"
+    finally:
+        conn.close()
+
+
+@functools.lru_cache(maxsize=2)
+def probe_driver(allow_vec: bool = True) -> DriverInfo:
+    """Pick the connection module once per process (cached)."""
+    failures: list[str] = []
+    fallback: ModuleType | None = None
+    if allow_vec and os.environ.get(DISABLE_VEC_ENV) != "1":
+        for name in _CANDIDATES:
+            try:
+                module, version, reason = _probe_module(name)
+            except ImportError:
+                failures.append(f"{name}: not installed")
+                continue
+            fallback = fallback or module
+            if version is not None:
+                return DriverInfo(name, module, module.sqlite_version, True, version, reason)
+            failures.append(reason)
+        why = "sqlite-vec could not be loaded (" + "; ".join(failures) + ")"
+    else:
+        why = "sqlite-vec disabled by configuration"
+    module = fallback or importlib.import_module("sqlite3")
+    return DriverInfo(module.__name__, module, module.sqlite_version, False, None, why)
+
+
+def connect(path: Path | str, driver: DriverInfo, *, busy_timeout_ms: int, load_vec: bool) -> Any:
+    """Open ``path`` in WAL mode with a busy timeout; load vec0 when asked and possible."""
+    try:
+        conn = driver.module.connect(
+            str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False,
+            isolation_level=None,  # we issue BEGIN IMMEDIATE ourselves
+        )
+        conn.execute(f"pragma busy_timeout = {int(busy_timeout_ms)}")
+        if str(path) != ":memory:":
+            conn.execute("pragma journal_mode = wal")
+        conn.execute("pragma synchronous = normal")
+        conn.execute("pragma foreign_keys = on")
+        if load_vec and driver.vec_loadable:
+            _load_vec(conn)
+    except driver.errors as exc:
+        raise StoreError(f"cannot open index {path}: {exc}") from exc
+    return conn

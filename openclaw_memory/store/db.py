@@ -1,0 +1,283 @@
+"""The index database: one facade over chunks, FTS rows, vectors, cache and metadata.
+
+Writers take ``BEGIN IMMEDIATE`` so two processes (a watcher and an agent) serialise on the
+write lock instead of failing mid-transaction; readers never block in WAL mode. Every change
+bumps ``meta.generation`` so caches (the numpy matrix) in any process notice it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import IndexCorruptError, StoreError
+from ..textsearch import fts_body
+from ..types import Chunk, MemoryFile
+from .connection import DriverInfo, connect, probe_driver
+from .schema import migrate
+from .vectors import NumpyVectors, Vec0Vectors, VectorHits, placeholders
+
+__all__ = ["ChunkRow", "FileRow", "Store"]
+
+FloatArray = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class FileRow:
+    path: str
+    source: str
+    hash: str
+    mtime_ns: int
+    size: int
+    chunks: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    rowid: int
+    id: str
+    path: str
+    source: str
+    start_line: int
+    end_line: int
+    text: str
+
+
+class Store:
+    """An open index file. Thread-safe: one connection guarded by a re-entrant lock."""
+
+    def __init__(self, path: Path, *, vector_backend: str = "auto", fts_tokenizer: str = "unicode61",
+                 busy_timeout_ms: int = 10_000) -> None:
+        self.path = path
+        self.driver: DriverInfo = probe_driver(vector_backend != "numpy")
+        self.vector_path = "vec0" if self.driver.vec_loadable else "numpy"
+        if vector_backend == "vec0" and not self.driver.vec_loadable:
+            self.vector_reason = f"vec0 requested but unavailable: {self.driver.reason}"
+        elif vector_backend == "numpy":
+            self.vector_reason = "numpy path selected by configuration"
+        else:
+            self.vector_reason = self.driver.reason
+        self._lock = threading.RLock()
+        self._vec0 = Vec0Vectors()
+        self._numpy = NumpyVectors()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = connect(path, self.driver, busy_timeout_ms=busy_timeout_ms,
+                             load_vec=self.driver.vec_loadable)
+        try:
+            migrate(self._conn, fts_tokenizer=fts_tokenizer)
+        except IndexCorruptError:
+            self._conn.close()
+            raise
+        except self.driver.errors as exc:
+            self._conn.close()
+            raise IndexCorruptError(f"the index file is not a usable database: {exc}") from exc
+
+    # -- plumbing -------------------------------------------------------------------------
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[Any]:
+        """One write transaction; bumps the generation so every reader's cache refreshes."""
+        with self._lock:
+            conn = self._conn
+            try:
+                conn.execute("begin immediate")
+            except self.driver.errors as exc:
+                raise StoreError(f"index is locked or read-only: {exc}") from exc
+            try:
+                yield conn
+                conn.execute(
+                    "insert into meta(key, value) values('generation', '1') on conflict(key) "
+                    "do update set value = cast(value as integer) + 1")
+                conn.execute("commit")
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    conn.execute("rollback")
+                raise
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            try:
+                return list(self._conn.execute(sql, tuple(params)).fetchall())
+            except self.driver.errors as exc:
+                raise StoreError(f"index query failed: {exc}") from exc
+
+    # -- meta -----------------------------------------------------------------------------
+    def meta(self, key: str) -> str | None:
+        rows = self.query("select value from meta where key = ?", (key,))
+        return str(rows[0][0]) if rows else None
+
+    def set_meta(self, values: Mapping[str, str]) -> None:
+        with self.write() as conn:
+            conn.executemany(
+                "insert into meta(key, value) values(?, ?) on conflict(key) "
+                "do update set value = excluded.value", list(values.items()))
+
+    def generation(self) -> int:
+        value = self.meta("generation")
+        return int(value) if value else 0
+
+    # -- files and chunks -----------------------------------------------------------------
+    def files(self, source: str | None = None) -> dict[str, FileRow]:
+        sql = "select path, source, hash, mtime_ns, size, chunks from files"
+        rows = self.query(sql + " where source = ?", (source,)) if source else self.query(sql)
+        return {r[0]: FileRow(*r) for r in rows}
+
+    def replace_file(self, file: MemoryFile, file_hash: str, chunks: Sequence[Chunk],
+                     vectors: FloatArray | None, model: str) -> tuple[int, int]:
+        """Swap one file's rows in a single transaction; returns (removed, added) chunks."""
+        with self.write() as conn:
+            removed = self._delete_path(conn, file.path)
+            now = time.time()
+            dims = None if vectors is None or vectors.size == 0 else int(vectors.shape[1])
+            if dims is not None and self.driver.vec_loadable:
+                self._vec0.ensure_table(conn, dims)
+            for i, chunk in enumerate(chunks):
+                blob = None if dims is None or vectors is None else vectors[i].astype(
+                    np.float32).tobytes()
+                cid = chunk_id(chunk, model)
+                cur = conn.execute(
+                    "insert into chunks(id, path, source, start_line, end_line, hash, model, "
+                    "text, embedding, updated_at) values (?,?,?,?,?,?,?,?,?,?)",
+                    (cid, chunk.path, chunk.source, chunk.start_line, chunk.end_line, chunk.hash,
+                     model, chunk.text, blob, now))
+                rowid = int(cur.lastrowid)
+                conn.execute("insert into chunks_fts(rowid, body) values (?, ?)",
+                             (rowid, fts_body(chunk.text)))
+                if blob is not None and self.driver.vec_loadable:
+                    self._vec0.insert(conn, [(rowid, chunk.source, blob)])
+            conn.execute(
+                "insert into files(path, source, hash, mtime_ns, size, chunks, indexed_at) "
+                "values (?,?,?,?,?,?,?) on conflict(path) do update set source=excluded.source, "
+                "hash=excluded.hash, mtime_ns=excluded.mtime_ns, size=excluded.size, "
+                "chunks=excluded.chunks, indexed_at=excluded.indexed_at",
+                (file.path, file.source, file_hash, file.mtime_ns, file.size, len(chunks), now))
+        return removed, len(chunks)
+
+    def touch_file(self, file: MemoryFile) -> None:
+        """Record a new mtime/size for a file whose content hash did not change."""
+        with self.write() as conn:
+            conn.execute("update files set mtime_ns = ?, size = ? where path = ?",
+                         (file.mtime_ns, file.size, file.path))
+
+    def delete_files(self, paths: Sequence[str]) -> int:
+        removed = 0
+        for path in paths:  # one transaction per file, like indexing
+            with self.write() as conn:
+                removed += self._delete_path(conn, path)
+                conn.execute("delete from files where path = ?", (path,))
+        return removed
+
+    def _delete_path(self, conn: Any, path: str) -> int:
+        rowids = [r[0] for r in conn.execute("select rowid from chunks where path = ?", (path,))]
+        if rowids:
+            conn.executemany("delete from chunks_fts where rowid = ?", [(r,) for r in rowids])
+            if self.driver.vec_loadable:
+                self._vec0.delete(conn, rowids)
+            conn.execute("delete from chunks where path = ?", (path,))
+        return len(rowids)
+
+    def chunks(self, rowids: Sequence[int]) -> dict[int, ChunkRow]:
+        if not rowids:
+            return {}
+        rows = self.query(
+            f"select rowid, id, path, source, start_line, end_line, text from chunks "
+            f"where rowid in ({placeholders(len(rowids))})", rowids)
+        return {r[0]: ChunkRow(*r) for r in rows}
+
+    def counts(self) -> dict[str, int]:
+        files = self.query("select count(*) from files")[0][0]
+        chunks = self.query("select count(*) from chunks")[0][0]
+        vectors = self.query("select count(*) from chunks where embedding is not null")[0][0]
+        cache = self.query("select count(*) from embedding_cache")[0][0]
+        return {"files": files, "chunks": chunks, "vectors": vectors, "cache_entries": cache}
+
+    # -- search ---------------------------------------------------------------------------
+    def keyword_search(self, match: str, limit: int, sources: Sequence[str]) -> list[
+            tuple[int, float]]:
+        """(rowid, bm25 rank) best first; bm25 is negative and lower is better."""
+        sql = (f"select f.rowid, bm25(chunks_fts) as r from chunks_fts f "
+               f"join chunks c on c.rowid = f.rowid where chunks_fts match ? "
+               f"and c.source in ({placeholders(len(sources))}) order by r limit ?")
+        return [(int(a), float(b)) for a, b in self.query(sql, (match, *sources, limit))]
+
+    def vector_search(self, query: FloatArray, k: int, sources: Sequence[str]) -> VectorHits:
+        with self._lock:
+            if self.vector_path == "vec0":
+                return self._vec0.search(self._conn, query, k, sources)
+            return self._numpy.search(self._conn, query, k, sources, self.generation())
+
+    # -- embedding cache (the CacheBackend protocol of embeddings.cache) -----------------
+    def get_many(self, provider_id: str, model: str, provider_key: str,
+                 hashes: Sequence[str]) -> dict[str, FloatArray]:
+        out: dict[str, FloatArray] = {}
+        for start in range(0, len(hashes), 500):
+            part = list(hashes[start:start + 500])
+            rows = self.query(
+                f"select hash, embedding from embedding_cache where provider = ? and model = ? "
+                f"and provider_key = ? and hash in ({placeholders(len(part))})",
+                (provider_id, model, provider_key, *part))
+            out.update({h: np.frombuffer(b, np.float32).copy() for h, b in rows})
+        return out
+
+    def put_many(self, provider_id: str, model: str, provider_key: str,
+                 items: Mapping[str, FloatArray]) -> None:
+        if not items:
+            return
+        now = time.time()
+        with self.write() as conn:
+            conn.executemany(
+                "insert into embedding_cache(provider, model, provider_key, hash, embedding, "
+                "dims, updated_at) values (?,?,?,?,?,?,?) on conflict do update set "
+                "embedding = excluded.embedding, dims = excluded.dims, "
+                "updated_at = excluded.updated_at",
+                [(provider_id, model, provider_key, h, v.astype(np.float32).tobytes(),
+                  int(v.shape[0]), now) for h, v in items.items()])
+
+    def copy_cache_from(self, other: Path) -> int:
+        """Seed this (new) index's cache from another index file, for a safe rebuild."""
+        with self._lock:
+            # ATTACH is refused inside a transaction, so it brackets the write.
+            self._conn.execute("attach database ? as old", (str(other),))
+            try:
+                with self.write() as conn:
+                    cur = conn.execute(
+                        "insert or ignore into embedding_cache select * from old.embedding_cache")
+                    return int(cur.rowcount)
+            finally:
+                self._conn.execute("detach database old")
+
+    def replace_with(self, other: Store) -> None:
+        """Overwrite this index with ``other`` in one step (SQLite online backup).
+
+        The backup runs as a single write transaction on this database: other connections,
+        in this or another process, see either the old index or the new one, and a process
+        killed halfway leaves the old index intact.
+        """
+        with self._lock, other._lock:
+            other._conn.backup(self._conn)
+            self._numpy.invalidate()
+            self._vec0 = Vec0Vectors()
+
+    def prune_cache(self, max_entries: int) -> int:
+        with self.write() as conn:
+            cur = conn.execute(
+                "delete from embedding_cache where rowid in (select rowid from embedding_cache "
+                "order by updated_at desc limit -1 offset ?)", (max_entries,))
+            return int(cur.rowcount)
+
+
+def chunk_id(chunk: Chunk, model: str) -> str:
+    raw = f"{chunk.source}:{chunk.path}:{chunk.start_line}:{chunk.end_line}:{chunk.hash}:{model}"
+    return hashlib.sha256(raw.encode()).hexdigest()

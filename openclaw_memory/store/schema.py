@@ -1,0 +1,86 @@
+"""Versioned schema. Each migration is applied once, in order, inside one transaction.
+
+The vec0 table is not part of the migrations: its dimension is only known after the first
+embedding, and the extension may be missing; :mod:`.vectors` creates it lazily.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import IndexCorruptError
+
+__all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "migrate"]
+
+#: Written to the SQLite header so a foreign database is recognised before we touch it.
+APPLICATION_ID = 0x4F434D45  # "OCME"
+
+_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        "create table meta(key text primary key, value text not null)",
+        """create table files(
+               path text primary key, source text not null, hash text not null,
+               mtime_ns integer not null, size integer not null,
+               chunks integer not null default 0, indexed_at real not null)""",
+        """create table chunks(
+               rowid integer primary key, id text not null unique, path text not null,
+               source text not null, start_line integer not null, end_line integer not null,
+               hash text not null, model text not null, text text not null, embedding blob,
+               updated_at real not null)""",
+        "create index chunks_path on chunks(path)",
+        "create index chunks_source on chunks(source)",
+        """create table embedding_cache(
+               provider text not null, model text not null, provider_key text not null,
+               hash text not null, embedding blob not null, dims integer not null,
+               updated_at real not null,
+               primary key(provider, model, provider_key, hash))""",
+        "create index embedding_cache_updated on embedding_cache(updated_at)",
+        """create table session_state(
+               path text primary key, last_size integer not null default 0,
+               pending_bytes integer not null default 0,
+               pending_messages integer not null default 0)""",
+    ),
+)
+
+SCHEMA_VERSION = len(_MIGRATIONS)
+
+
+def _fts_ddl(tokenizer: str) -> str:
+    tok = "porter unicode61 remove_diacritics 2" if tokenizer == "porter" else (
+        "unicode61 remove_diacritics 2")
+    # rowid = chunks.rowid; the body is the CJK-spaced text (see fts.py), not the raw text.
+    return f"create virtual table if not exists chunks_fts using fts5(body, tokenize='{tok}')"
+
+
+def _check_identity(conn: Any) -> int:
+    app_id = conn.execute("pragma application_id").fetchone()[0]
+    version = int(conn.execute("pragma user_version").fetchone()[0])
+    tables = {r[0] for r in conn.execute("select name from sqlite_master where type='table'")}
+    if app_id not in (0, APPLICATION_ID) or (app_id == 0 and tables):
+        raise IndexCorruptError("the index file is an SQLite database of another application")
+    if version > SCHEMA_VERSION:
+        raise IndexCorruptError(
+            f"the index was written by a newer openclaw-memory (schema {version} > "
+            f"{SCHEMA_VERSION})")
+    return version
+
+
+def migrate(conn: Any, *, fts_tokenizer: str) -> None:
+    """Bring the schema to :data:`SCHEMA_VERSION`; refuse databases that are not ours."""
+    version = _check_identity(conn)
+    if version < SCHEMA_VERSION:
+        conn.execute("begin immediate")
+        try:
+            version = _check_identity(conn)  # another process may have migrated meanwhile
+            for statements in _MIGRATIONS[version:]:
+                for sql in statements:
+                    conn.execute(sql)
+            conn.execute(f"pragma application_id = {APPLICATION_ID}")
+            conn.execute(f"pragma user_version = {SCHEMA_VERSION}")
+            conn.execute(_fts_ddl(fts_tokenizer))
+            conn.execute("commit")
+        except BaseException:
+            conn.execute("rollback")
+            raise
+    else:
+        conn.execute(_fts_ddl(fts_tokenizer))

@@ -17,7 +17,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..errors import StoreError
+from ..errors import IndexCorruptError, StoreError
 
 __all__ = ["DISABLE_VEC_ENV", "DriverInfo", "connect", "probe_driver"]
 
@@ -106,6 +106,8 @@ def connect(path: Path | str, driver: DriverInfo, *, busy_timeout_ms: int, load_
         conn.execute("pragma foreign_keys = on")
         if load_vec and driver.vec_loadable:
             _load_vec(conn)
-    except driver.errors as exc:
+    except driver.module.OperationalError as exc:  # locked, unreadable, no such directory
         raise StoreError(f"cannot open index {path}: {exc}") from exc
+    except driver.errors as exc:  # "file is not a database", "disk image is malformed"
+        raise IndexCorruptError(f"index {path} is corrupt: {exc}") from exc
     return conn

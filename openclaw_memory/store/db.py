@@ -77,6 +77,9 @@ class Store:
         except IndexCorruptError:
             self._conn.close()
             raise
+        except self.driver.module.OperationalError as exc:  # e.g. locked: not corruption
+            self._conn.close()
+            raise StoreError(f"cannot prepare index {path}: {exc}") from exc
         except self.driver.errors as exc:
             self._conn.close()
             raise IndexCorruptError(f"the index file is not a usable database: {exc}") from exc

@@ -1,0 +1,38 @@
+"""Shared fixtures. Store-level tests run on both vector paths: sqlite-vec and numpy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(params=["vec0", "numpy"])
+def vector_backend(request: pytest.FixtureRequest) -> str:
+    """Both vector paths; vec0 must really load here (no silent skip)."""
+    if request.param == "vec0":
+        from openclaw_memory.store import probe_driver
+
+        driver = probe_driver(True)
+        assert driver.vec_loadable, driver.reason
+    return str(request.param)
+
+
+@pytest.fixture()
+def workspace(tmp_path: Path) -> Path:
+    """A small workspace with curated, daily and topic notes."""
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text(
+        "# Memory\n\n- We chose PostgreSQL for the billing service.\n"
+        "- The user is allergic to peanuts.\n", encoding="utf-8")
+    (ws / "memory" / "2026-01-10.md").write_text(
+        "# 2026-01-10\n\n- Deployed the invoice renderer to Frankfurt.\n"
+        "- Ticket BILL-482: zero-amount invoices crash the PDF job.\n", encoding="utf-8")
+    (ws / "memory" / "2026-01-11.md").write_text(
+        "# 2026-01-11\n\n- 与东京团队讨论了缓存方案，决定使用 Redis 集群。\n"
+        "- 会議の議事録を共有しました。\n- 다음 회의는 금요일입니다.\n", encoding="utf-8")
+    (ws / "memory" / "topics.md").write_text(
+        "# Topics\n\nCoffee: dark roast, no sugar.\nFlight to Lisbon on December 3rd.\n",
+        encoding="utf-8")
+    return ws

@@ -79,7 +79,8 @@ class SearchSettings(_Frozen):
     """Query-time ranking. See SPEC.md for the formulas."""
 
     max_results: int = Field(6, ge=1, le=200)
-    min_score: float = Field(0.35, ge=0.0, le=1.0)
+    min_score: float | None = Field(
+        None, ge=0.0, le=1.0, description="None = 0.25 for calibrated fusion, else 0.35.")
     candidate_multiplier: int = Field(4, ge=1, le=20)
     hybrid: bool = Field(True, description="Use keyword search next to vectors.")
     fusion: FusionMode = Field(
@@ -89,8 +90,11 @@ class SearchSettings(_Frozen):
             "weighted: OpenClaw's raw 0.7/0.3 sum; rrf: reciprocal-rank fusion."
         ),
     )
-    vector_weight: float = Field(0.7, ge=0.0, le=1.0)
-    text_weight: float = Field(0.3, ge=0.0, le=1.0)
+    vector_weight: float | None = Field(
+        None, ge=0.0, le=1.0,
+        description="None = the fusion's default: 0.3 calibrated, 0.7 weighted, 0.5 rrf.")
+    text_weight: float | None = Field(
+        None, ge=0.0, le=1.0, description="None = 1 - vector_weight (weights renormalised).")
     rrf_k: int = Field(60, ge=1)
     temporal_decay: bool = Field(False)
     half_life_days: float = Field(30.0, gt=0)
@@ -99,13 +103,26 @@ class SearchSettings(_Frozen):
     snippet_chars: int = Field(700, ge=1)
     citations: Literal["auto", "on", "off"] = Field("auto")
 
-    @model_validator(mode="after")
-    def _normalise_weights(self) -> SearchSettings:
-        total = self.vector_weight + self.text_weight
-        vw, tw = (0.7, 0.3) if total <= 0 else (self.vector_weight / total, self.text_weight / total)
-        object.__setattr__(self, "vector_weight", vw)
-        object.__setattr__(self, "text_weight", tw)
-        return self
+    @property
+    def weights(self) -> tuple[float, float]:
+        """(vector, text) weights, renormalised to sum to 1 (OpenClaw's rule)."""
+        default_vw = {"calibrated": 0.3, "weighted": 0.7, "rrf": 0.5}[self.fusion]
+        vw = self.vector_weight
+        tw = self.text_weight
+        if vw is None and tw is None:
+            vw = default_vw
+        vw = 1.0 - tw if vw is None and tw is not None else vw
+        tw = 1.0 - vw if tw is None and vw is not None else tw
+        assert vw is not None and tw is not None
+        total = vw + tw
+        return (vw / total, tw / total) if total > 0 else (default_vw, 1.0 - default_vw)
+
+    @property
+    def effective_min_score(self) -> float:
+        """The threshold: 0.25 for calibrated fusion (measured), OpenClaw's 0.35 otherwise."""
+        if self.min_score is not None:
+            return self.min_score
+        return 0.25 if self.fusion == "calibrated" else 0.35
 
     @property
     def candidates(self) -> int:
@@ -121,7 +138,7 @@ class StoreSettings(_Frozen):
         description="auto: sqlite-vec when it loads, else the numpy matrix; both rank identically.",
     )
     fts_tokenizer: Literal["unicode61", "porter"] = Field(
-        "unicode61", description="FTS5 tokenizer; CJK is split into characters before indexing."
+        "porter", description="FTS5 tokenizer; CJK is split into characters before indexing."
     )
     busy_timeout_ms: int = Field(10_000, ge=0)
 

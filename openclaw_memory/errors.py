@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = [
     "ConfigError",
+    "ContentError",
     "EmbeddingError",
     "IndexCorruptError",
     "OpenClawMemoryError",
@@ -24,6 +25,10 @@ class OpenClawMemoryError(Exception):
 
 class ConfigError(OpenClawMemoryError):
     """Settings that cannot work together (e.g. an unknown provider)."""
+
+
+class ContentError(OpenClawMemoryError, ValueError):
+    """Text that cannot be stored as a note (empty, NUL bytes, lone surrogates)."""
 
 
 class WorkspaceError(OpenClawMemoryError):

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,7 +21,7 @@ from .notes import NoteText, WriteResult, append_daily, read_note, write_memory_
 from .paths import default_index_path
 from .search import SearchRequest, run_search
 from .store import Store
-from .sync import Progress, Syncer, ensure_not_inside_memory
+from .sync import LAST_SYNC_KEY, Progress, Syncer, ensure_not_inside_memory
 from .types import SearchResponse, SyncReport
 from .workspace import Workspace
 
@@ -149,9 +150,9 @@ class MemoryIndex:
             "memory",)
         request = SearchRequest(
             query=query.strip(), max_results=max_results or s.max_results,
-            min_score=s.min_score if min_score is None else min_score,
+            min_score=s.effective_min_score if min_score is None else min_score,
             sources=sources or default_sources, citations=citations,
-            now=now or datetime.now(timezone.utc),
+            now=now or datetime.now(UTC),
             path_filter=self._scope_filter(chat_type, path_filter))
         outcome = run_search(self.store, self.provider, request, s)
         return self._response(choice, outcome, s.citations)
@@ -188,7 +189,7 @@ class MemoryIndex:
     def get(self, path: str, from_line: int | None = None, lines: int | None = None,
             *, chat_type: ChatType = "direct") -> NoteText:
         """Read lines of a memory file through the path gate (missing file -> empty text)."""
-        if chat_type != "direct" and path.strip().lstrip("./") in _CURATED:
+        if chat_type != "direct" and self.workspace.resolve(path).kind == "memory_md":
             raise OpenClawMemoryError("MEMORY.md is private and not available in group chats")
         return read_note(self.workspace, path, from_line, lines)
 
@@ -207,17 +208,21 @@ class MemoryIndex:
 
     # -- status -------------------------------------------------------------------------------
     def status(self) -> dict[str, Any]:
+        """Everything a person debugging "why no results?" needs, in one dictionary."""
         choice = self.provider_choice()
         provider = self._provider
         driver = self.store.driver
-        last = self.last_sync
+        raw_last = self.store.meta(LAST_SYNC_KEY)
+        last: dict[str, Any] = json.loads(raw_last) if raw_last else {}
+        pending = Syncer(self.settings, self.workspace, provider).pending(self.store)
         return {
             "workspace": str(self.settings.workspace),
             "index_path": str(self.index_path),
             **self.store.counts(),
-            "dirty": self._dirty,
-            "last_sync_at": self.last_sync_at,
-            "last_sync_duration_s": last.duration_s if last else None,
+            "dirty": pending > 0 or (self._dirty and self._synced),
+            "pending_files": pending,
+            "last_sync_at": last.get("at"),
+            "last_sync_duration_s": last.get("duration_s"),
             "vector_path": self.store.vector_path,
             "vector_reason": self.store.vector_reason,
             "sqlite_driver": driver.name,
@@ -228,7 +233,7 @@ class MemoryIndex:
             "mode": "hybrid" if provider else "keyword-only",
             "provider_unavailable_reason": choice.unavailable_reason,
             "fallback": choice.fallback,
-            "skipped": [{"path": s.path, "reason": s.reason} for s in last.skipped] if last
-            else [],
+            "skipped": last.get("skipped", []),
+            "warnings": last.get("warnings", []),
             "notes": list(self.notes),
         }

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 
@@ -31,6 +31,7 @@ class Candidate:
     text_score: float | None = None
     vector_rank: int | None = None
     text_rank: int | None = None
+    bm25: float | None = None
     fused: float = 0.0
     decay: float = 1.0
     mmr_penalty: float = 0.0
@@ -50,57 +51,73 @@ def bm25_to_score(rank: float) -> float:
     return 1 / (1 + rank)
 
 
-def _merge(vector_hits: Sequence[tuple[int, float]],
-           text_hits: Sequence[tuple[int, float]]) -> dict[int, Candidate]:
+def _merge(vector_hits: Sequence[tuple[int, float]], text_hits: Sequence[tuple[int, float]],
+           extra_vector: Mapping[int, float], extra_text: Mapping[int, float],
+           ) -> dict[int, Candidate]:
     merged: dict[int, Candidate] = {}
     for rank, (key, score) in enumerate(vector_hits, 1):
         merged[key] = Candidate(key, vector_score=score, vector_rank=rank)
     for rank, (key, bm25) in enumerate(text_hits, 1):
         prev = merged.get(key, Candidate(key))
-        merged[key] = replace(prev, text_score=bm25_to_score(bm25), text_rank=rank)
+        merged[key] = replace(prev, bm25=bm25, text_rank=rank)
+    # Scores looked up for candidates that only one retriever returned (calibrated mode).
+    for key, c in merged.items():
+        if c.vector_score is None and key in extra_vector:
+            merged[key] = c = replace(c, vector_score=extra_vector[key])
+        if c.bm25 is None and key in extra_text:
+            merged[key] = replace(c, bm25=extra_text[key])
     return merged
 
 
-def _weighted(c: Candidate, vw: float, tw: float) -> float:
-    return vw * (c.vector_score or 0.0) + tw * (c.text_score or 0.0)
+def _weighted(c: Candidate, vw: float, tw: float) -> tuple[float, float | None]:
+    text = None if c.bm25 is None else bm25_to_score(c.bm25)
+    return vw * (c.vector_score or 0.0) + tw * (text or 0.0), text
 
 
-def _rrf(c: Candidate, vw: float, tw: float, k: int) -> float:
+def _rrf(c: Candidate, vw: float, tw: float, k: int) -> tuple[float, float | None]:
     # Normalised so a chunk ranked first by both retrievers scores exactly 1.0, which keeps
     # RRF compatible with a min_score threshold in [0, 1].
-    raw = (vw / (k + c.vector_rank) if c.vector_rank else 0.0) + (
-        tw / (k + c.text_rank) if c.text_rank else 0.0)
-    return raw / ((vw + tw) / (k + 1))
+    text = 1 / (k + c.text_rank) if c.text_rank else 0.0
+    raw = (vw / (k + c.vector_rank) if c.vector_rank else 0.0) + tw * text
+    return raw / ((vw + tw) / (k + 1)), None if c.text_rank is None else text * (k + 1)
 
 
-def _minmax(values: dict[int, float]) -> dict[int, float]:
-    if not values:
-        return {}
-    lo, hi = min(values.values()), max(values.values())
-    if hi - lo < 1e-12:
-        return {k: 1.0 for k in values}
-    return {k: (v - lo) / (hi - lo) for k, v in values.items()}
+def _calibrated(merged: dict[int, Candidate], vw: float, tw: float,
+                ) -> dict[int, tuple[float, float | None]]:
+    """Per-query normalisation (measured on LoCoMo-dev, see README).
 
-
-def _calibrated(merged: dict[int, Candidate], vw: float, tw: float) -> dict[int, float]:
-    vec = _minmax({k: c.vector_score for k, c in merged.items() if c.vector_score is not None})
-    txt = _minmax({k: c.text_score for k, c in merged.items() if c.text_score is not None})
-    return {k: vw * vec.get(k, 0.0) + tw * txt.get(k, 0.0) for k in merged}
+    Text: ``t = |bm25| / max |bm25|`` over the candidates, so the best keyword hit gets 1.
+    Vector: min-max of the cosine over the candidates. A chunk without keyword evidence can
+    therefore never score above ``vector_weight``: raw cosines of a small model are not
+    comparable across queries, BM25 evidence is.
+    """
+    strengths = {k: -c.bm25 for k, c in merged.items() if c.bm25 is not None and c.bm25 < 0}
+    top = max(strengths.values(), default=0.0)
+    cos = {k: c.vector_score for k, c in merged.items() if c.vector_score is not None}
+    lo, hi = min(cos.values(), default=0.0), max(cos.values(), default=0.0)
+    out: dict[int, tuple[float, float | None]] = {}
+    for key in merged:
+        t = strengths.get(key, 0.0) / top if top > 0 else 0.0
+        v = 0.0 if key not in cos else 1.0 if hi - lo < 1e-12 else (cos[key] - lo) / (hi - lo)
+        out[key] = (vw * v + tw * t, t if key in strengths else None)
+    return out
 
 
 def fuse(vector_hits: Sequence[tuple[int, float]], text_hits: Sequence[tuple[int, float]], *,
-         mode: str, vector_weight: float, text_weight: float, rrf_k: int = 60) -> list[Candidate]:
+         mode: str, vector_weight: float, text_weight: float, rrf_k: int = 60,
+         extra_vector: Mapping[int, float] | None = None,
+         extra_text: Mapping[int, float] | None = None) -> list[Candidate]:
     """Union both candidate lists by chunk and score them; best first.
 
-    ``vector_hits`` are (key, cosine) best first; ``text_hits`` are (key, bm25 rank) best first.
-    With only one side present, that side's weight becomes 1 so scores stay comparable to
-    ``min_score`` (keyword-only and vector-only modes).
+    ``vector_hits`` are (key, cosine) best first; ``text_hits`` are (key, bm25 rank) best
+    first. ``extra_*`` hold the other side's score for candidates only one list returned.
+    Without a vector side (keyword-only mode) the text side gets all the weight.
     """
-    merged = _merge(vector_hits, text_hits)
+    merged = _merge(vector_hits, text_hits, extra_vector or {}, extra_text or {})
     vw, tw = vector_weight, text_weight
     if not vector_hits:
         vw, tw = 0.0, 1.0
-    elif not text_hits:
+    elif not text_hits and mode != "calibrated":
         vw, tw = 1.0, 0.0
     if mode == "weighted":
         scores = {k: _weighted(c, vw, tw) for k, c in merged.items()}
@@ -108,7 +125,7 @@ def fuse(vector_hits: Sequence[tuple[int, float]], text_hits: Sequence[tuple[int
         scores = {k: _rrf(c, vw, tw, rrf_k) for k, c in merged.items()}
     else:
         scores = _calibrated(merged, vw, tw)
-    out = [replace(c, fused=scores[k]) for k, c in merged.items()]
+    out = [replace(c, fused=scores[k][0], text_score=scores[k][1]) for k, c in merged.items()]
     out.sort(key=lambda c: (-c.fused, c.key))
     return out
 
@@ -156,7 +173,7 @@ def mmr_order(items: Sequence[Candidate], text_of: Callable[[int], str],
     lo, hi = min(c.score for c in items), max(c.score for c in items)
     def rel(c: Candidate) -> float:
         return 1.0 if hi - lo < 1e-12 else (c.score - lo) / (hi - lo)
-    remaining, chosen = list(items), []
+    remaining, chosen = list(items), list[Candidate]()
     while remaining:
         best, best_val, best_pen = remaining[0], -math.inf, 0.0
         for c in remaining:

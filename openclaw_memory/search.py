@@ -7,6 +7,7 @@ surprising result can be diagnosed from the response alone.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -62,12 +63,11 @@ def _keyword_candidates(store: Store, query: str, limit: int, sources: Sequence[
         return []
 
 
-def _vector_candidates(store: Store, provider: EmbeddingProvider, query: str, limit: int,
-                       sources: Sequence[str]) -> list[tuple[int, float]]:
+def _query_vector(provider: EmbeddingProvider, query: str) -> np.ndarray | None:
     vector = np.asarray(provider.embed_query(query), dtype=np.float32)
     if vector.size == 0 or not np.any(vector):
-        return []  # a zero query vector carries no signal; cosine would be undefined
-    return store.vector_search(vector, limit, sources)
+        return None  # a zero query vector carries no signal; cosine would be undefined
+    return vector
 
 
 def _exact_keyword_keys(store: Store, query: str, keys: Sequence[int],
@@ -103,32 +103,54 @@ def _to_hit(c: Candidate, row: ChunkRow, request: SearchRequest, snippet_chars: 
     explanation = HitExplanation(
         vector_score=c.vector_score, text_score=c.text_score, vector_rank=c.vector_rank,
         text_rank=c.text_rank, fused=c.fused, decay=c.decay, mmr_penalty=c.mmr_penalty,
-        rescued=rescued)
+        rescued=rescued, bm25=c.bm25)
     return SearchHit(row.path, row.start_line, row.end_line, c.score, snippet,
                      "sessions" if row.source == "sessions" else "memory",
                      cite if request.citations else None, row.id, explanation)
 
 
-def _gather(store: Store, provider: EmbeddingProvider | None, request: SearchRequest,
-            settings: SearchSettings, notes: list[str]) -> tuple[
-        list[tuple[int, float]], list[tuple[int, float]], EmbeddingError | None]:
-    limit = min(200, max(1, request.max_results * settings.candidate_multiplier))
-    text_hits: list[tuple[int, float]] = []
-    if provider is None or settings.hybrid:
-        text_hits = _keyword_candidates(store, request.query, limit, request.sources, notes)
-    vector_hits: list[tuple[int, float]] = []
+@dataclass
+class _Candidates:
+    vector_hits: list[tuple[int, float]] = field(default_factory=list)
+    text_hits: list[tuple[int, float]] = field(default_factory=list)
+    query_vector: np.ndarray | None = None
     error: EmbeddingError | None = None
+
+
+def _gather(store: Store, provider: EmbeddingProvider | None, request: SearchRequest,
+            settings: SearchSettings, notes: list[str]) -> _Candidates:
+    limit = min(200, max(1, request.max_results * settings.candidate_multiplier))
+    found = _Candidates()
+    if provider is None or settings.hybrid:
+        found.text_hits = _keyword_candidates(store, request.query, limit, request.sources, notes)
     if provider is not None:
         try:
-            vector_hits = _vector_candidates(store, provider, request.query, limit,
-                                             request.sources)
+            found.query_vector = _query_vector(provider, request.query)
         except EmbeddingError as exc:
-            error = exc
+            found.error = exc
             notes.append(f"vector search unavailable: {exc}")
             if not settings.hybrid:
-                text_hits = _keyword_candidates(store, request.query, limit, request.sources,
-                                                notes)
-    return vector_hits, text_hits, error
+                found.text_hits = _keyword_candidates(store, request.query, limit,
+                                                      request.sources, notes)
+    if found.query_vector is not None:
+        found.vector_hits = store.vector_search(found.query_vector, limit, request.sources)
+    return found
+
+
+def _lookups(store: Store, found: _Candidates, query: str) -> tuple[dict[int, float],
+                                                                    dict[int, float]]:
+    """The other side's score for one-sided candidates, so fusion sees both for all."""
+    vector_keys = {k for k, _ in found.vector_hits}
+    text_keys = {k for k, _ in found.text_hits}
+    extra_vector: dict[int, float] = {}
+    extra_text: dict[int, float] = {}
+    if found.query_vector is not None:
+        extra_vector = store.cosines(found.query_vector, sorted(text_keys - vector_keys))
+    match = match_expression(query)
+    if match is not None and found.vector_hits:
+        with contextlib.suppress(StoreError):
+            extra_text = store.keyword_scores(match, sorted(vector_keys - text_keys))
+    return extra_vector, extra_text
 
 
 def _mode(provider: EmbeddingProvider | None, settings: SearchSettings,
@@ -144,11 +166,14 @@ def run_search(store: Store, provider: EmbeddingProvider | None, request: Search
     notes: list[str] = []
     if not request.query.strip():
         return SearchOutcome((), _mode(provider, settings, None), ("empty query",))
-    vector_hits, text_hits, error = _gather(store, provider, request, settings, notes)
-    mode = _mode(provider, settings, error)
-    fused = fuse(vector_hits, text_hits, mode=settings.fusion,
-                 vector_weight=settings.vector_weight, text_weight=settings.text_weight,
-                 rrf_k=settings.rrf_k)
+    found = _gather(store, provider, request, settings, notes)
+    mode = _mode(provider, settings, found.error)
+    extra_vector, extra_text = ({}, {}) if settings.fusion != "calibrated" else _lookups(
+        store, found, request.query)
+    vw, tw = settings.weights
+    fused = fuse(found.vector_hits, found.text_hits, mode=settings.fusion, vector_weight=vw,
+                 text_weight=tw, rrf_k=settings.rrf_k, extra_vector=extra_vector,
+                 extra_text=extra_text)
     rows = store.chunks([c.key for c in fused])
     fused = [c for c in fused if c.key in rows]  # rows deleted by a concurrent sync
     if request.path_filter is not None:
@@ -160,14 +185,17 @@ def run_search(store: Store, provider: EmbeddingProvider | None, request: Search
         fused = mmr_order(fused, lambda k: rows[k].text, settings.mmr_lambda)
     passing = [c for c in fused if c.score >= request.min_score]
     below = [c for c in fused if c.score < request.min_score and c.text_rank is not None]
-    exact = _exact_keyword_keys(store, request.query, [c.key for c in below], request.sources)
-    kept_keys = {c.key for c in passing} | exact
+    # Keyword evidence is never thrown away by the threshold: the best keyword hit and any
+    # chunk containing every query term stay (OpenClaw complaint: 0.35 dropped exact hits).
+    rescued = {c.key for c in below if c.text_rank == 1} | _exact_keyword_keys(
+        store, request.query, [c.key for c in below], request.sources)
+    kept_keys = {c.key for c in passing} | rescued
     kept = [c for c in fused if c.key in kept_keys][: request.max_results]
-    hits = tuple(_to_hit(c, rows[c.key], request, settings.snippet_chars, c.key in exact)
+    hits = tuple(_to_hit(c, rows[c.key], request, settings.snippet_chars, c.key in rescued)
                  for c in kept)
     best = fused[0].score if fused else None
     if not hits:
         notes.append(
             "nothing relevant: no chunk scored at least min_score "
             f"{request.min_score:.2f}" + (f" (best {best:.3f})" if best is not None else ""))
-    return SearchOutcome(hits, mode, tuple(notes), error, best)
+    return SearchOutcome(hits, mode, tuple(notes), found.error, best)

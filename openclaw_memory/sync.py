@@ -27,7 +27,8 @@ import numpy as np
 from .chunking import chunk_text
 from .config import MemorySettings
 from .embeddings.base import EmbeddingProvider
-from .errors import OpenClawMemoryError
+from .embeddings.cache import CachedProvider
+from .errors import OpenClawMemoryError, PathRefusedError
 from .sessions import flatten_transcript
 from .store import SCHEMA_VERSION, Store
 from .tokens import encoding_id
@@ -38,6 +39,7 @@ __all__ = ["Progress", "SyncPlan", "Syncer", "index_fingerprint"]
 
 Progress = Callable[[int, int, str], None]
 FINGERPRINT_KEY = "fingerprint"
+LAST_SYNC_KEY = "last_sync"
 
 
 def index_fingerprint(settings: MemorySettings, provider: EmbeddingProvider | None) -> str:
@@ -100,21 +102,15 @@ class Syncer:
 
     # -- discovery --------------------------------------------------------------------------
     def _discover(self, plan: SyncPlan) -> list[MemoryFile]:
-        found = self.workspace.discover()
+        limit = self.settings.sync.max_file_bytes
+        found = self.workspace.discover(max_file_bytes=limit)
         files = list(found.files)
         plan.skipped.extend(found.skipped)
         if self.settings.sessions.enabled:
-            sessions = self.workspace.discover_sessions()
+            sessions = self.workspace.discover_sessions(max_file_bytes=limit)
             files.extend(sessions.files)
             plan.skipped.extend(sessions.skipped)
-        limit = self.settings.sync.max_file_bytes
-        kept = []
-        for f in files:
-            if f.size > limit:
-                plan.skipped.append(SkippedFile(f.path, f"larger than {limit} bytes"))
-            else:
-                kept.append(f)
-        return kept
+        return files
 
     # -- one file ---------------------------------------------------------------------------
     def _chunks(self, file: MemoryFile, data: bytes, plan: SyncPlan) -> tuple[str, list[Chunk]]:
@@ -132,27 +128,34 @@ class Syncer:
     def _embed(self, chunks: Sequence[Chunk], plan: SyncPlan) -> np.ndarray[Any, Any] | None:
         if self.provider is None or not chunks:
             return None
-        before = getattr(self.provider, "misses", None)
-        hits_before = getattr(self.provider, "hits", 0)
+        cached = self.provider if isinstance(self.provider, CachedProvider) else None
+        hits, misses = (cached.hits, cached.misses) if cached else (0, 0)
         vectors = self.provider.embed_documents([c.text for c in chunks])
-        if before is not None:
-            plan.embedded += int(getattr(self.provider, "misses", 0)) - int(before)
-            plan.cache_hits += int(getattr(self.provider, "hits", 0)) - int(hits_before)
+        if cached is not None:
+            plan.embedded += cached.misses - misses
+            plan.cache_hits += cached.hits - hits
         else:
             plan.embedded += len(chunks)
         return vectors
 
     def _read(self, file: MemoryFile, plan: SyncPlan) -> bytes | None:
         try:
-            fd = os.open(file.abs_path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            if file.source == "memory":
+                # The same gate as memory_get: a symlink swapped in after discovery is refused.
+                data = self.workspace.read_bytes(self.workspace.resolve(file.path))
+                if data is None:
+                    raise FileNotFoundError(file.path)
+                return data
+            fd = os.open(file.abs_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            with os.fdopen(fd, "rb") as handle:
+                return handle.read(self.settings.sync.max_file_bytes + 1)
         except FileNotFoundError:
             plan.skipped.append(SkippedFile(file.path, "vanished during sync"))
-            return None
+        except PathRefusedError:
+            plan.skipped.append(SkippedFile(file.path, "refused by the path gate (symlink?)"))
         except OSError as exc:
             plan.skipped.append(SkippedFile(file.path, f"unreadable: {exc.strerror or exc}"))
-            return None
-        with os.fdopen(fd, "rb") as handle:
-            return handle.read(self.settings.sync.max_file_bytes + 1)
+        return None
 
     def _sync_file(self, store: Store, file: MemoryFile, known: Any, plan: SyncPlan) -> None:
         if known is not None and known.size == file.size and known.mtime_ns == file.mtime_ns:
@@ -213,7 +216,19 @@ class Syncer:
             self.sync_into(store, plan, progress)
         else:
             self._rebuild(store, plan, fingerprint, progress)
-        return _report(plan, time.perf_counter() - started, reason)
+        report = _report(plan, time.perf_counter() - started, reason)
+        store.set_meta({LAST_SYNC_KEY: json.dumps({"at": time.time(), **report.as_dict()})})
+        return report
+
+    def pending(self, store: Store) -> int:
+        """Files whose stat differs from the index (new, changed or deleted): a dry run."""
+        plan = SyncPlan()
+        files = self._discover(plan)
+        known = store.files()
+        changed = sum(1 for f in files if (row := known.get(f.path)) is None
+                      or (row.size, row.mtime_ns) != (f.size, f.mtime_ns))
+        present = {f.path for f in files}
+        return changed + sum(1 for p in known if p not in present)
 
     def _rebuild(self, store: Store, plan: SyncPlan, fingerprint: str,
                  progress: Progress | None) -> None:
@@ -222,7 +237,7 @@ class Syncer:
                       fts_tokenizer=self.settings.store.fts_tokenizer)
         try:
             fresh.copy_cache_from(store.path)
-            if hasattr(self.provider, "backend"):
+            if isinstance(self.provider, CachedProvider):
                 self.provider.backend = fresh  # cache lookups hit the seeded copy
             fresh.set_meta({FINGERPRINT_KEY: fingerprint})
             self.sync_into(fresh, plan, progress)
@@ -230,7 +245,7 @@ class Syncer:
                 fresh.prune_cache(self.settings.embedding.cache_max_entries)
             store.replace_with(fresh)
         finally:
-            if hasattr(self.provider, "backend"):
+            if isinstance(self.provider, CachedProvider):
                 self.provider.backend = store
             fresh.close()
             for suffix in ("", "-wal", "-shm", "-journal"):

@@ -11,6 +11,7 @@ run highest. Every user token is quoted, so FTS5 syntax in a query (``"``, ``*``
 
 from __future__ import annotations
 
+import itertools
 import re
 
 __all__ = ["fts_body", "keyword_terms", "match_expression"]
@@ -43,7 +44,8 @@ _STOP_WORDS = frozenset(
     estar está eu você ele ela nós eles meu minha seu sua
     """.split()
 )
-_CJK_STOP_CHARS = frozenset("的了着过吗呢吧啊是在有和与我你他她它们这那个也就都还把被之の は が を に へ と で も や か")
+_CJK_STOP_CHARS = frozenset(
+    "的了着过吗呢吧啊是在有和与我你他她它们这那个也就都还把被之" "のはがをにへとでもやか")
 
 
 def fts_body(text: str) -> str:
@@ -52,10 +54,9 @@ def fts_body(text: str) -> str:
 
 
 def _cjk_terms(run: str) -> list[str]:
-    chars = [c for c in run]
-    if len(chars) == 1:
+    if len(run) == 1:
         return [] if run in _CJK_STOP_CHARS else [run]
-    return [f"{a} {b}" for a, b in zip(chars, chars[1:], strict=False)]
+    return [f"{a} {b}" for a, b in itertools.pairwise(run)]
 
 
 def keyword_terms(query: str) -> list[str]:

@@ -50,6 +50,7 @@ class HitExplanation:
     vector_rank: int | None
     text_rank: int | None
     fused: float
+    bm25: float | None = None
     decay: float = 1.0
     mmr_penalty: float = 0.0
     rescued: bool = False
@@ -60,6 +61,7 @@ class HitExplanation:
             "text_score": self.text_score,
             "vector_rank": self.vector_rank,
             "text_rank": self.text_rank,
+            "bm25": self.bm25,
             "fused": self.fused,
             "decay": self.decay,
             "mmr_penalty": self.mmr_penalty,

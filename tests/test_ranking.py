@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import pytest
 
@@ -54,7 +54,7 @@ def test_fusion_records_both_ranks_for_explanations() -> None:
 
 
 def test_decay_halves_score_after_one_half_life_and_spares_evergreen_files() -> None:
-    now = datetime(2026, 3, 31, tzinfo=timezone.utc)
+    now = datetime(2026, 3, 31, tzinfo=UTC)
     assert decay_multiplier(date(2026, 3, 1), now, 30) == pytest.approx(0.5)
     assert decay_multiplier(None, now, 30) == 1.0
     assert decay_multiplier(date(2026, 4, 5), now, 30) == 1.0  # future dates do not boost
@@ -86,6 +86,6 @@ def test_mmr_with_lambda_one_is_a_plain_sort() -> None:
 
 
 def test_decay_formula_matches_spec() -> None:
-    now = datetime(2026, 1, 11, tzinfo=timezone.utc)
+    now = datetime(2026, 1, 11, tzinfo=UTC)
     got = decay_multiplier(date(2026, 1, 1), now, 30)
     assert got == pytest.approx(math.exp(-math.log(2) / 30 * 10))

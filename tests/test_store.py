@@ -57,11 +57,10 @@ def test_vec0_and_numpy_rank_identically(tmp_path: Path) -> None:
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
     chunks = [_chunk("a.md", i + 1, f"text {i}") for i in range(300)]
     results = []
+    query = _unit(list(rng.normal(size=32)))
     for backend in ("vec0", "numpy"):
         store = Store(tmp_path / f"{backend}.sqlite", vector_backend=backend)
         store.replace_file(_file("a.md"), "x", chunks, vecs, "m")
-        q = _unit(list(rng.normal(size=32))) if not results else query
-        query = q
         hits = store.vector_search(query, 10, ["memory"])
         results.append(([k for k, _ in hits], [s for _, s in hits]))
         store.close()

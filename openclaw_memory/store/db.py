@@ -215,6 +215,28 @@ class Store:
                f"and c.source in ({placeholders(len(sources))}) order by r limit ?")
         return [(int(a), float(b)) for a, b in self.query(sql, (match, *sources, limit))]
 
+    def keyword_scores(self, match: str, rowids: Sequence[int]) -> dict[int, float]:
+        """bm25 of the given chunks for ``match`` (absent when they do not match)."""
+        if not rowids:
+            return {}
+        sql = (f"select rowid, bm25(chunks_fts) from chunks_fts where chunks_fts match ? "
+               f"and rowid in ({placeholders(len(rowids))})")
+        return {int(a): float(b) for a, b in self.query(sql, (match, *rowids))}
+
+    def cosines(self, query: FloatArray, rowids: Sequence[int]) -> dict[int, float]:
+        """Cosine of the query with the stored vectors of the given chunks."""
+        if not rowids:
+            return {}
+        rows = self.query(f"select rowid, embedding from chunks where embedding is not null "
+                          f"and rowid in ({placeholders(len(rowids))})", rowids)
+        q = query.astype(np.float32)
+        out = {}
+        for rowid, blob in rows:
+            v = np.frombuffer(blob, np.float32)
+            if v.shape == q.shape:
+                out[int(rowid)] = float(v @ q)
+        return out
+
     def vector_search(self, query: FloatArray, k: int, sources: Sequence[str]) -> VectorHits:
         with self._lock:
             if self.vector_path == "vec0":

@@ -1,0 +1,387 @@
+"""Reading and writing memory files directly (``memory_get`` / ``memory_write``), no index.
+
+Line numbers are 1-based and count ``\\n``-terminated lines, the same way the chunker does, so
+a citation ``path#L3-L5`` read back through :func:`read_note` gives exactly the cited lines.
+Writers take an advisory ``flock`` on the file, so two processes appending at once never
+interleave or lose a note; the daily log is only ever appended to.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import secrets
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, tzinfo
+from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from openclaw_memory.errors import (
+    ConfigError,
+    ContentError,
+    OpenClawMemoryError,
+    PathRefusedError,
+    WorkspaceError,
+)
+from openclaw_memory.workspace import ResolvedPath, Workspace
+
+__all__ = [
+    "NoteText",
+    "WriteReason",
+    "WriteResult",
+    "append_daily",
+    "daily_note_path",
+    "read_note",
+    "today",
+    "write_memory_md",
+]
+
+WriteReason = Literal["appended", "replaced", "duplicate"]
+
+_APPEND_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+_NEW_FILE_MODE = 0o644
+# A replace of MEMORY.md swaps the inode under an appender that opened the old one; the
+# appender notices after taking the lock and reopens. More than a few swaps in a row means
+# something else is rewriting the file continuously.
+_MAX_REOPENS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class NoteText:
+    """Lines ``start_line..end_line`` (inclusive) of ``path``; ``end_line < start_line`` if none."""
+
+    path: str
+    text: str
+    start_line: int
+    end_line: int
+    total_lines: int
+    missing: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    """Where a note is in the file after the write: 1-based inclusive line range.
+
+    ``appended`` is true only when a note was added to the end; a duplicate reports the line
+    range of the copy already there; ``reason`` is ``replaced`` for a whole-file replace.
+    """
+
+    path: str
+    start_line: int
+    end_line: int
+    appended: bool
+    reason: WriteReason
+
+    @property
+    def written(self) -> bool:
+        return self.reason != "duplicate"
+
+
+# ---------------------------------------------------------------------- reading
+
+
+def read_note(
+    ws: Workspace, path: str, from_line: int | None = None, lines: int | None = None
+) -> NoteText:
+    """Read a memory file, or a slice of it; a missing file reads as empty text.
+
+    ``from_line`` is clamped to at least 1 and ``lines`` to at least 1; with neither, the whole
+    file (unchanged, trailing newline included). A range past the end gives empty text.
+    """
+    resolved = ws.resolve(path)
+    start = max(1, from_line or 1)
+    with _io_errors("read", resolved.rel_path):
+        data = ws.read_bytes(resolved)
+    if data is None:
+        return NoteText(resolved.rel_path, "", start, start - 1, 0, missing=True)
+    # Memory files are edited by people with any editor: a stray invalid byte must not make
+    # the whole file unreadable to the agent.
+    text = data.decode("utf-8", errors="replace")
+    all_lines = _split_lines(text)
+    if not from_line and not lines:
+        return NoteText(resolved.rel_path, text, 1, len(all_lines), len(all_lines))
+    count = max(1, lines) if lines else len(all_lines)
+    selected = all_lines[start - 1 : start - 1 + count]
+    return NoteText(
+        resolved.rel_path, "\n".join(selected), start, start + len(selected) - 1, len(all_lines)
+    )
+
+
+def _split_lines(text: str) -> list[str]:
+    # Split on "\n" only (not str.splitlines, which also breaks on \x0b, \x1c, U+2028...)
+    # so that numbering agrees with the chunker; a final "\n" ends a line, it does not start one.
+    if not text:
+        return []
+    parts = text.split("\n")
+    if parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+# ---------------------------------------------------------------------- dates
+
+
+def today(tz: str | None = None, now: datetime | None = None) -> date:
+    """Today's date in ``tz`` (an IANA name), else the local zone, else UTC.
+
+    A naive ``now`` is taken as local time, as :meth:`datetime.astimezone` does.
+    """
+    zone = _zone(tz)
+    moment = now if now is not None else datetime.now(UTC)
+    try:
+        return moment.astimezone(zone).date()
+    except (OverflowError, OSError):
+        # The host's local zone could not be determined for this instant.
+        return moment.astimezone(UTC).date()
+
+
+def daily_note_path(tz: str | None = None, now: datetime | None = None) -> str:
+    """Workspace-relative path of today's daily log, e.g. ``memory/2026-01-05.md``."""
+    return f"memory/{today(tz, now).isoformat()}.md"
+
+
+def _zone(tz: str | None) -> tzinfo | None:
+    if tz is None or not tz.strip():
+        return None  # astimezone(None) means the host's local zone
+    try:
+        return ZoneInfo(tz.strip())
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise ConfigError(
+            f"unknown time zone {tz!r}: use an IANA name such as 'Europe/Paris' or 'UTC'"
+        ) from None
+
+
+# ---------------------------------------------------------------------- writing
+
+
+def append_daily(
+    ws: Workspace, content: str, *, tz: str | None = None, now: datetime | None = None
+) -> WriteResult:
+    """Append a note to today's ``memory/YYYY-MM-DD.md``, creating it (and ``memory/``).
+
+    The note becomes its own block (a blank line before it). A note already present as a
+    block is not written again: the result says ``duplicate`` and points at the existing copy.
+    """
+    body = _normalise_note(content)
+    resolved = ws.resolve(daily_note_path(tz, now), purpose="write")
+    return _append_block(ws, resolved, body)
+
+
+def write_memory_md(
+    ws: Workspace, content: str, *, mode: Literal["append", "replace"] = "append"
+) -> WriteResult:
+    """Edit the curated ``MEMORY.md`` (or an existing lowercase ``memory.md``).
+
+    ``append`` adds a block like :func:`append_daily` (duplicates skipped); ``replace`` swaps
+    in the new content atomically (temp file + rename), so readers see old or new, never half.
+    """
+    if mode not in ("append", "replace"):
+        raise OpenClawMemoryError(f"unknown write mode {mode!r}: use 'append' or 'replace'")
+    body = _normalise_note(content)
+    resolved = _curated_target(ws)
+    if mode == "append":
+        return _append_block(ws, resolved, body)
+    return _replace_file(ws, resolved, body)
+
+
+def _curated_target(ws: Workspace) -> ResolvedPath:
+    upper = ws.resolve("MEMORY.md", purpose="write")
+    if upper.exists:
+        return upper
+    # Write to the lowercase spelling only when it is the one the user already has, so a
+    # workspace never grows a second curated file.
+    lower = ws.resolve("memory.md", purpose="write")
+    return lower if lower.exists else upper
+
+
+def _normalise_note(content: str) -> str:
+    if not isinstance(content, str):
+        raise ContentError("memory note must be text")
+    if "\x00" in content:
+        raise ContentError("memory note contains a NUL byte; it cannot be stored as text")
+    text = content.replace("\r\n", "\n").replace("\r", "\n")
+    # Drop surrounding blank lines and trailing spaces but keep the first line's indentation,
+    # which can be meaningful Markdown (a code block, a nested list item).
+    lines = text.rstrip().split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    body = "\n".join(lines)
+    if not body:
+        raise ContentError("memory note is empty: nothing to write")
+    try:
+        body.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ContentError("memory note is not valid text (lone surrogates)") from None
+    return body
+
+
+def _append_block(ws: Workspace, resolved: ResolvedPath, body: str) -> WriteResult:
+    note_lines = body.split("\n")
+    with _io_errors("write", resolved.rel_path), _locked(ws, resolved) as fd:
+        existing = _read_fd(fd)
+        lines = _split_lines(existing.decode("utf-8", errors="replace"))
+        found = _find_block(lines, note_lines)
+        if found is not None:
+            end = found + len(note_lines) - 1
+            return WriteResult(resolved.rel_path, found, end, False, "duplicate")
+        # Terminate a last line someone left without "\n", then separate blocks by a blank
+        # line so each note stays its own Markdown paragraph (and its own findable block).
+        prefix = "" if not existing or existing.endswith(b"\n") else "\n"
+        separator = bool(lines) and bool(lines[-1].strip())
+        if separator:
+            prefix += "\n"
+        _write_all(fd, (prefix + body + "\n").encode("utf-8"))
+        os.fsync(fd)
+    start = len(lines) + int(separator) + 1
+    return WriteResult(resolved.rel_path, start, start + len(note_lines) - 1, True, "appended")
+
+
+def _find_block(lines: list[str], note: list[str]) -> int | None:
+    """1-based line where ``note`` appears as a whole block (blank lines or edges around it)."""
+    size = len(note)
+    wanted = [line.rstrip() for line in note]
+    for index in range(len(lines) - size + 1):
+        if lines[index].rstrip() != wanted[0]:
+            continue  # cheap first-line filter keeps this linear for typical notes
+        if [line.rstrip() for line in lines[index : index + size]] != wanted:
+            continue
+        before_ok = index == 0 or not lines[index - 1].strip()
+        after = index + size
+        after_ok = after == len(lines) or not lines[after].strip()
+        if before_ok and after_ok:
+            return index + 1
+    return None
+
+
+def _replace_file(ws: Workspace, resolved: ResolvedPath, body: str) -> WriteResult:
+    payload = (body + "\n").encode("utf-8")
+    with _io_errors("write", resolved.rel_path), _closing(ws.open_parent(resolved)) as dir_fd:
+        old_fd = _open_existing(resolved.name, dir_fd)
+        try:
+            if old_fd is not None:
+                # Hold the old file's lock across the swap: appenders waiting on it then see
+                # that the path moved to a new file and append there instead of to a ghost.
+                fcntl.flock(old_fd, fcntl.LOCK_EX)
+            mode = None if old_fd is None else stat.S_IMODE(os.fstat(old_fd).st_mode)
+            _swap_in(resolved.name, dir_fd, payload, mode)
+        finally:
+            if old_fd is not None:
+                os.close(old_fd)
+    total = body.count("\n") + 1
+    return WriteResult(resolved.rel_path, 1, total, False, "replaced")
+
+
+def _open_existing(name: str, dir_fd: int) -> int | None:
+    try:
+        fd = os.open(
+            name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd
+        )
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if _is_link_error(exc):
+            raise PathRefusedError() from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise PathRefusedError()
+    return fd
+
+
+def _swap_in(name: str, dir_fd: int, payload: bytes, mode: int | None) -> None:
+    # The temp name does not end in ".md", so discovery never indexes a half-written file.
+    temp = f".{name}.{secrets.token_hex(6)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(temp, flags, _NEW_FILE_MODE, dir_fd=dir_fd)
+    try:
+        try:
+            if mode is not None:
+                os.fchmod(fd, mode)  # keep the user's permissions on their curated file
+            _write_all(fd, payload)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=dir_fd)
+        raise
+    # Make the rename itself durable; some file systems refuse fsync on a directory.
+    with contextlib.suppress(OSError):
+        os.fsync(dir_fd)
+
+
+@contextlib.contextmanager
+def _locked(ws: Workspace, resolved: ResolvedPath) -> Iterator[int]:
+    """An append descriptor on ``resolved`` holding an exclusive lock on the file at the path."""
+    for _ in range(_MAX_REOPENS):
+        fd = ws.open_file(resolved, _APPEND_FLAGS, _NEW_FILE_MODE, create_parents=True)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if _still_at_path(ws, resolved, fd):
+                yield fd
+                return
+        finally:
+            os.close(fd)  # closing also releases the lock
+    raise WorkspaceError(f"{resolved.rel_path} kept being replaced while trying to append")
+
+
+def _still_at_path(ws: Workspace, resolved: ResolvedPath, fd: int) -> bool:
+    with _closing(ws.open_parent(resolved)) as dir_fd:
+        try:
+            current = os.stat(resolved.name, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+    mine = os.fstat(fd)
+    return (current.st_dev, current.st_ino) == (mine.st_dev, mine.st_ino)
+
+
+@contextlib.contextmanager
+def _closing(fd: int) -> Iterator[int]:
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _read_fd(fd: int) -> bytes:
+    chunks: list[bytes] = []
+    offset = 0
+    while True:
+        chunk = os.pread(fd, 1 << 20, offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
+
+
+def _write_all(fd: int, payload: bytes) -> None:
+    view = memoryview(payload)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _is_link_error(exc: OSError) -> bool:
+    return exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EISDIR)
+
+
+@contextlib.contextmanager
+def _io_errors(action: str, rel: str) -> Iterator[None]:
+    """Turn file-system failures into :class:`WorkspaceError` with a message people can act on."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise WorkspaceError(
+            f"cannot {action} {rel}: the workspace folder does not exist"
+        ) from None
+    except OSError as exc:
+        if exc.errno == errno.EROFS or (isinstance(exc, PermissionError) and action == "write"):
+            raise WorkspaceError(
+                f"cannot write {rel}: the workspace is read-only ({exc.strerror})"
+            ) from None
+        raise WorkspaceError(f"cannot {action} {rel}: {exc.strerror}") from None

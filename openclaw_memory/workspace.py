@@ -1,0 +1,543 @@
+"""Where memory lives on disk: discovery of memory files and the one path-safety gate.
+
+Every read or write of a workspace path goes through :meth:`Workspace.resolve` (the checks) and
+then :meth:`Workspace.open_file` / :meth:`Workspace.open_parent` (the opening), which walk the
+path one component at a time with ``O_NOFOLLOW`` relative to directory descriptors. The lstat
+checks give a clear refusal up front; the descriptor walk makes a symlink swapped in after the
+checks fail to open instead of being followed (the TOCTOU window).
+
+Symlinks are never followed below an allowed root. The workspace root itself may be a symlink
+(the user chose it); a configured extra path may not.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Literal
+
+from openclaw_memory.errors import PathRefusedError, WorkspaceError
+from openclaw_memory.types import MemoryFile, SkippedFile, Source
+
+__all__ = [
+    "DEFAULT_MAX_FILE_BYTES",
+    "IGNORED_DIR_NAMES",
+    "DiscoveryResult",
+    "PathKind",
+    "ResolvedPath",
+    "Workspace",
+    "is_daily",
+]
+
+PathKind = Literal["memory_md", "daily", "memory_other", "extra"]
+
+DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024
+IGNORED_DIR_NAMES = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".tox"})
+
+_ROOT_MEMORY_FILES = ("MEMORY.md", "memory.md")
+_MEMORY_DIR = "memory"
+_DAILY_RE = re.compile(r"(?:^|/)memory/(\d{4})-(\d{2})-(\d{2})\.md$")
+# Control characters and backslashes: never legitimate in an agent-supplied path, and a
+# backslash would mean a Windows separator that POSIX treats as a file-name character.
+_BAD_PATH_CHARS = re.compile(r"[\x00-\x1f\x7f\\]")
+# Names found on disk additionally may not hold surrogates: they come from undecodable bytes
+# (os.fsdecode), cannot be stored as text or typed back by an agent, so they are skipped.
+_BAD_NAME_CHARS = re.compile(r"[\x00-\x1f\x7f\\" + "\ud800-\udfff]")
+
+# Skip reasons are short fixed strings so a sync report can count them.
+_SKIP_SYMLINK = "symlink"
+_SKIP_TOO_LARGE = "too large"
+_SKIP_NOT_REGULAR = "not a regular file"
+_SKIP_NOT_MARKDOWN = "not markdown"
+_SKIP_NOT_FOUND = "not found"
+_SKIP_BAD_NAME = "unsupported file name"
+_SKIP_VANISHED = "vanished"
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+_NOFOLLOW_DIR_FLAGS = _DIR_FLAGS | os.O_NOFOLLOW
+
+
+def is_daily(rel_path: str) -> date | None:
+    """The date of a daily log path (``.../memory/YYYY-MM-DD.md``), else ``None``.
+
+    Impossible dates such as ``2024-02-30`` are not daily files: they get no temporal decay.
+    """
+    match = _DAILY_RE.search(rel_path)
+    if match is None:
+        return None
+    try:
+        return date(int(match[1]), int(match[2]), int(match[3]))
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedPath:
+    """A path that passed the gate.
+
+    ``anchor`` is a directory opened normally (the workspace root, or the parent of an extra
+    path); every name in ``parts`` below it is opened with ``O_NOFOLLOW``. ``exists`` is what
+    the check saw; the file may still appear or vanish before it is opened.
+    """
+
+    abs_path: Path
+    rel_path: str
+    kind: PathKind
+    exists: bool
+    anchor: Path = field(repr=False)
+    parts: tuple[str, ...] = field(repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.parts[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveryResult:
+    """Files eligible for indexing, and what was skipped with a countable reason."""
+
+    files: tuple[MemoryFile, ...] = ()
+    skipped: tuple[SkippedFile, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _AllowedRoot:
+    """An allowed root: ``anchor`` may be reached through symlinks, ``name`` below it may not."""
+
+    anchor: Path
+    aliases: tuple[tuple[str, ...], ...]  # lexical and real spellings of the anchor
+    name: str | None  # None for the workspace root, whose own symlink status is not checked
+
+    def match(self, full: tuple[str, ...]) -> tuple[str, ...] | None:
+        """Components of ``full`` below the anchor if ``full`` is this root or lies under it."""
+        for alias in self.aliases:
+            size = len(alias)
+            if full[:size] != alias:
+                continue
+            below = full[size:]
+            if self.name is None:
+                return below
+            if below[:1] == (self.name,):
+                return below
+        return None
+
+
+def _components(path: Path) -> tuple[str, ...]:
+    return tuple(part for part in path.parts if part != "/")
+
+
+def _make_root(anchor: Path, name: str | None) -> _AllowedRoot:
+    lexical = _components(anchor)
+    real = _components(Path(os.path.realpath(anchor)))
+    aliases = (lexical,) if real == lexical else (lexical, real)
+    return _AllowedRoot(anchor=anchor, aliases=aliases, name=name)
+
+
+def _has_bad_name(name: str) -> bool:
+    return _BAD_NAME_CHARS.search(name) is not None
+
+
+def _refuse() -> PathRefusedError:
+    return PathRefusedError()
+
+
+class Workspace:
+    """A memory workspace: discovery of its files and the gate for reading and writing them."""
+
+    def __init__(
+        self,
+        root: Path,
+        extra_paths: Sequence[Path] = (),
+        sessions_dir: Path | None = None,
+    ) -> None:
+        # abspath, not resolve(): resolving would follow a symlinked root and hide the
+        # user's spelling; both spellings are accepted by the gate through the aliases.
+        self.root = Path(os.path.abspath(Path(root).expanduser()))
+        self.extra_paths = tuple(self._absolute(p) for p in extra_paths)
+        self.sessions_dir = None if sessions_dir is None else self._absolute(sessions_dir)
+        self._root = _make_root(self.root, None)
+        # A configured "/" has no name to check for symlinks; it is not a usable extra root.
+        self._extras = tuple(_make_root(p.parent, p.name) for p in self.extra_paths if p.name)
+
+    def __repr__(self) -> str:
+        return f"Workspace({str(self.root)!r}, extra_paths={len(self.extra_paths)})"
+
+    def _absolute(self, path: Path) -> Path:
+        # Relative extra paths are relative to the workspace, not to the process's cwd.
+        path = Path(path).expanduser()
+        return Path(os.path.abspath(path if path.is_absolute() else self.root / path))
+
+    # ------------------------------------------------------------------ the gate
+
+    def resolve(
+        self, path: str | os.PathLike[str], *, purpose: Literal["read", "write"] = "read"
+    ) -> ResolvedPath:
+        """Check ``path`` against the allowlist; raise :class:`PathRefusedError` if it fails.
+
+        Allowed: ``MEMORY.md`` / ``memory.md`` at the root, ``memory/**``, and configured
+        extra files or folders (read only). Only ``*.md`` regular files, no ``..``, no
+        symlink on any component below the allowed root. A missing file passes.
+        """
+        full = self._full_components(path)
+        below = self._root.match(full)
+        if below is not None:
+            kind = _memory_kind(below)
+            if kind is not None:
+                return self._check(self._root, below, kind, "/".join(below))
+        if purpose == "write":
+            # Extra paths are indexed sources the user owns; agents only write memory files.
+            raise _refuse()
+        for extra in self._extras:
+            below = extra.match(full)
+            if below is not None:
+                return self._check(extra, below, "extra", self._display(extra, below))
+        raise _refuse()
+
+    def _full_components(self, path: str | os.PathLike[str]) -> tuple[str, ...]:
+        try:
+            raw = os.fspath(path)
+        except TypeError:
+            raise _refuse() from None
+        if not isinstance(raw, str):
+            raise _refuse()
+        text = raw.strip()
+        if not text or _BAD_PATH_CHARS.search(text):
+            raise _refuse()
+        segments = text.split("/")
+        parts = tuple(p for p in segments if p not in ("", "."))
+        # A trailing "/" or "/." names a directory, whatever the last name looks like.
+        if segments[-1] in ("", ".") or not parts or ".." in parts:
+            raise _refuse()
+        if not parts[-1].endswith(".md"):
+            raise _refuse()
+        if text.startswith("/"):
+            return parts
+        return self._root.aliases[0] + parts
+
+    def _display(self, root: _AllowedRoot, below: tuple[str, ...]) -> str:
+        # An extra path inside the workspace reads like any workspace file; one outside it
+        # is shown by its absolute path, which the gate accepts back unchanged.
+        full = root.aliases[0] + below
+        inside = self._root.match(full)
+        return "/".join(inside) if inside else "/" + "/".join(full)
+
+    def _check(
+        self, root: _AllowedRoot, below: tuple[str, ...], kind: PathKind, rel: str
+    ) -> ResolvedPath:
+        exists = _lstat_chain(root.anchor, below)
+        return ResolvedPath(
+            abs_path=root.anchor.joinpath(*below),
+            rel_path=rel,
+            kind=kind,
+            exists=exists,
+            anchor=root.anchor,
+            parts=below,
+        )
+
+    # ------------------------------------------------------------------ safe opening
+
+    def open_parent(self, resolved: ResolvedPath, *, create: bool = False) -> int:
+        """A descriptor of the directory holding ``resolved``, reached without following links.
+
+        ``create`` makes missing directories (0o755 before umask). Raises
+        :class:`FileNotFoundError` if a directory is missing and ``create`` is false,
+        :class:`PathRefusedError` if a component is (now) a symlink or not a directory.
+        The caller closes the descriptor.
+        """
+        fd = os.open(resolved.anchor, _DIR_FLAGS)
+        try:
+            for name in resolved.parts[:-1]:
+                fd = _step_into(fd, name, create=create)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def open_file(
+        self, resolved: ResolvedPath, flags: int, mode: int = 0o644, *, create_parents: bool = False
+    ) -> int:
+        """Open ``resolved`` with ``flags`` plus ``O_NOFOLLOW``; refuse anything not regular.
+
+        ``O_NONBLOCK`` is added so a FIFO swapped in after the check cannot hang the caller;
+        it has no effect on regular files. Raises :class:`FileNotFoundError` when missing
+        (and not created). The caller closes the descriptor.
+        """
+        dir_fd = self.open_parent(resolved, create=create_parents)
+        try:
+            fd = _open_nofollow(resolved.name, flags | os.O_NONBLOCK, mode, dir_fd)
+        finally:
+            os.close(dir_fd)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise _refuse()
+        return fd
+
+    def read_bytes(self, resolved: ResolvedPath) -> bytes | None:
+        """The file's bytes, or ``None`` when it does not exist."""
+        try:
+            fd = self.open_file(resolved, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return None
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read()
+
+    # ------------------------------------------------------------------ discovery
+
+    def discover(self, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> DiscoveryResult:
+        """Memory files: root MEMORY.md/memory.md, ``memory/**/*.md``, then extra paths.
+
+        Symlinks are skipped (and reported), never followed. A file reachable twice (overlapping
+        extra paths, hard links, case-insensitive file systems) is kept once, first seen wins.
+        """
+        scan = _Scan(max_file_bytes=max_file_bytes, source="memory")
+        for name in _ROOT_MEMORY_FILES:
+            scan.add_root_file(self.root / name, name, required_md=True, report_missing=False)
+        scan.add_tree(self.root / _MEMORY_DIR, _MEMORY_DIR, report_missing=False)
+        for extra in self._extras:
+            assert extra.name is not None  # extra roots always have a name (see __init__)
+            scan.add_extra(extra.anchor / extra.name, self._display(extra, (extra.name,)))
+        return scan.result()
+
+    def discover_sessions(self, *, max_file_bytes: int | None = None) -> DiscoveryResult:
+        """Session transcripts ``<sessions_dir>/*.jsonl`` (not recursive, no symlinks)."""
+        scan = _Scan(max_file_bytes=max_file_bytes, source="sessions")
+        if self.sessions_dir is not None:
+            scan.add_flat(self.sessions_dir, "sessions", suffix=".jsonl")
+        return scan.result()
+
+
+def _memory_kind(below: tuple[str, ...]) -> PathKind | None:
+    if len(below) == 1 and below[0] in _ROOT_MEMORY_FILES:
+        return "memory_md"
+    if len(below) >= 2 and below[0] == _MEMORY_DIR:
+        return "daily" if is_daily("/".join(below)) else "memory_other"
+    return None
+
+
+def _lstat_chain(anchor: Path, below: tuple[str, ...]) -> bool:
+    """lstat each component under ``anchor``; True if the file exists, refuse on a symlink."""
+    current = anchor
+    for index, name in enumerate(below):
+        current = current / name
+        try:
+            info = os.lstat(current)
+        except (FileNotFoundError, NotADirectoryError):
+            return False  # everything below a missing component is missing too
+        except OSError as exc:
+            raise WorkspaceError(f"cannot inspect a workspace path: {exc.strerror}") from None
+        if stat.S_ISLNK(info.st_mode):
+            raise _refuse()
+        is_last = index == len(below) - 1
+        if is_last and not stat.S_ISREG(info.st_mode):
+            raise _refuse()
+        if not is_last and not stat.S_ISDIR(info.st_mode):
+            raise _refuse()
+    return True
+
+
+def _step_into(dir_fd: int, name: str, *, create: bool) -> int:
+    """Replace ``dir_fd`` by a descriptor of its subdirectory ``name`` (closing the old one)."""
+    try:
+        child = os.open(name, _NOFOLLOW_DIR_FLAGS, dir_fd=dir_fd)
+    except FileNotFoundError:
+        if not create:
+            raise
+        # A concurrent writer may make it first; opening it below re-checks its type.
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(name, 0o755, dir_fd=dir_fd)
+        child = _open_nofollow(name, _NOFOLLOW_DIR_FLAGS, 0, dir_fd)
+    except OSError as exc:
+        # ELOOP: a symlink with O_NOFOLLOW; ENOTDIR: a file or a link where a directory
+        # should be. Both are gate violations that appeared after the lstat check.
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise _refuse() from None
+        raise
+    os.close(dir_fd)
+    return child
+
+
+def _open_nofollow(name: str, flags: int, mode: int, dir_fd: int) -> int:
+    try:
+        return os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EISDIR):
+            raise _refuse() from None
+        raise
+
+
+class _Scan:
+    """Collects discovered files, skipped entries and the identities already seen."""
+
+    def __init__(self, *, max_file_bytes: int | None, source: Source) -> None:
+        self.max_file_bytes = max_file_bytes
+        self.source: Source = source
+        self.files: list[MemoryFile] = []
+        self.skipped: dict[SkippedFile, None] = {}  # ordered set: overlapping roots repeat
+        # (device, inode) is the real identity of a file: it de-duplicates overlapping roots
+        # and case-insensitive spellings, which realpath alone does not catch on macOS.
+        self.seen: set[tuple[int, int]] = set()
+        self.seen_dirs: set[tuple[int, int]] = set()
+
+    def result(self) -> DiscoveryResult:
+        return DiscoveryResult(
+            files=tuple(sorted(self.files, key=lambda f: f.path)),
+            skipped=tuple(sorted(self.skipped, key=lambda s: (s.path, s.reason))),
+        )
+
+    def skip(self, rel: str, reason: str) -> None:
+        self.skipped[SkippedFile(rel, reason)] = None
+
+    def add_root_file(
+        self, path: Path, rel: str, *, required_md: bool, report_missing: bool
+    ) -> None:
+        info = self._lstat(path, rel, report_missing=report_missing)
+        if info is None:
+            return
+        if stat.S_ISLNK(info.st_mode):
+            self.skip(rel, _SKIP_SYMLINK)
+        elif not stat.S_ISREG(info.st_mode):
+            self.skip(rel, _SKIP_NOT_REGULAR)
+        elif required_md and not path.name.endswith(".md"):
+            self.skip(rel, _SKIP_NOT_MARKDOWN)
+        else:
+            self._keep(str(path), rel, info)
+
+    def add_tree(self, path: Path, rel: str, *, report_missing: bool) -> None:
+        info = self._lstat(path, rel, report_missing=report_missing)
+        if info is None:
+            return
+        if stat.S_ISLNK(info.st_mode):
+            self.skip(rel, _SKIP_SYMLINK)
+        elif stat.S_ISDIR(info.st_mode):
+            self._walk(str(path), rel)
+
+    def add_extra(self, path: Path, rel: str) -> None:
+        info = self._lstat(path, rel, report_missing=True)
+        if info is None:
+            return
+        if stat.S_ISDIR(info.st_mode):
+            self._walk(str(path), rel)
+        else:
+            self.add_root_file(path, rel, required_md=True, report_missing=True)
+
+    def add_flat(self, path: Path, rel: str, *, suffix: str) -> None:
+        info = self._lstat(path, rel, report_missing=False)
+        if info is None:
+            return
+        if stat.S_ISLNK(info.st_mode):
+            self.skip(rel, _SKIP_SYMLINK)
+            return
+        for entry in self._entries(str(path), rel):
+            if entry.name.endswith(suffix):
+                self._consider(entry, f"{rel}/{entry.name}", descend=False)
+
+    def _lstat(self, path: Path, rel: str, *, report_missing: bool) -> os.stat_result | None:
+        try:
+            return os.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            if report_missing:
+                self.skip(rel, _SKIP_NOT_FOUND)
+        except OSError as exc:
+            self.skip(rel, _unreadable(exc))
+        return None
+
+    def _entries(self, dir_path: str, rel: str) -> list[os.DirEntry[str]]:
+        try:
+            with os.scandir(dir_path) as it:
+                # Sorted so that "first seen wins" is the same on every machine.
+                return sorted(it, key=lambda e: e.name)
+        except FileNotFoundError:
+            return []  # removed while we walked: nothing to index, nothing to report
+        except OSError as exc:
+            self.skip(rel, _unreadable(exc))
+            return []
+
+    def _walk(self, dir_path: str, rel: str) -> None:
+        # An explicit stack instead of recursion: deep trees cannot hit the recursion limit.
+        stack = [(dir_path, rel)]
+        while stack:
+            current, current_rel = stack.pop()
+            if not self._first_visit(current):
+                continue
+            subdirs = []
+            for entry in self._entries(current, current_rel):
+                child_rel = f"{current_rel}/{entry.name}"
+                if self._consider(entry, child_rel, descend=True):
+                    subdirs.append((entry.path, child_rel))
+            stack.extend(reversed(subdirs))
+
+    def _first_visit(self, dir_path: str) -> bool:
+        # An extra folder may overlap memory/ or another extra: walk each directory once.
+        try:
+            info = os.lstat(dir_path)
+        except OSError:
+            return True  # let scandir report the problem with its own reason
+        identity = (info.st_dev, info.st_ino)
+        if identity in self.seen_dirs:
+            return False
+        self.seen_dirs.add(identity)
+        return True
+
+    def _consider(self, entry: os.DirEntry[str], rel: str, *, descend: bool) -> bool:
+        """Record ``entry``; True when it is a directory to walk into."""
+        try:
+            if entry.is_symlink():
+                self.skip(rel, _SKIP_SYMLINK)
+                return False
+            if entry.is_dir(follow_symlinks=False):
+                if not descend or entry.name in IGNORED_DIR_NAMES:
+                    return False
+                if _has_bad_name(entry.name):
+                    self.skip(_printable(rel), _SKIP_BAD_NAME)
+                    return False
+                return True
+            suffix = ".jsonl" if self.source == "sessions" else ".md"
+            if not entry.name.endswith(suffix):
+                return False  # other files (images, notes.txt) are simply not memory
+            if _has_bad_name(entry.name):
+                self.skip(_printable(rel), _SKIP_BAD_NAME)
+            elif not entry.is_file(follow_symlinks=False):
+                self.skip(rel, _SKIP_NOT_REGULAR)
+            else:
+                self._keep(entry.path, rel, entry.stat(follow_symlinks=False))
+        except FileNotFoundError:
+            self.skip(rel, _SKIP_VANISHED)
+        except OSError as exc:
+            self.skip(rel, _unreadable(exc))
+        return False
+
+    def _keep(self, path: str, rel: str, info: os.stat_result) -> None:
+        identity = (info.st_dev, info.st_ino)
+        if identity in self.seen:
+            return
+        self.seen.add(identity)
+        if self.max_file_bytes is not None and info.st_size > self.max_file_bytes:
+            self.skip(rel, _SKIP_TOO_LARGE)
+            return
+        self.files.append(
+            MemoryFile(
+                path=rel,
+                abs_path=path,
+                source=self.source,
+                mtime_ns=info.st_mtime_ns,
+                size=info.st_size,
+            )
+        )
+
+
+def _unreadable(exc: OSError) -> str:
+    reason = (exc.strerror or type(exc).__name__).lower()
+    return f"unreadable: {reason}"
+
+
+def _printable(rel: str) -> str:
+    # Skipped names are shown to people and stored as text: escape control characters and
+    # undecodable bytes (surrogates) so the report itself is always valid, printable text.
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in rel)

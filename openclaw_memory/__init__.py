@@ -1,0 +1,61 @@
+"""openclaw-memory: durable, searchable Markdown memory for LangChain and LangGraph agents.
+
+Markdown files are the source of truth; a SQLite index (FTS5 + sqlite-vec, or a numpy
+fallback) answers hybrid searches with line-exact citations. Start with :class:`MemoryIndex`.
+"""
+
+from .config import (
+    ChunkingSettings,
+    EmbeddingSettings,
+    MemorySettings,
+    SearchSettings,
+    SessionSettings,
+    StoreSettings,
+    SyncSettings,
+)
+from .errors import (
+    ConfigError,
+    ContentError,
+    EmbeddingError,
+    IndexCorruptError,
+    OpenClawMemoryError,
+    PathRefusedError,
+    ProviderUnavailableError,
+    StoreError,
+    WorkspaceError,
+)
+from .index import ChatType, MemoryIndex
+from .notes import NoteText, WriteResult
+from .types import Chunk, HitExplanation, MemoryFile, SearchHit, SearchResponse, SkippedFile, SyncReport
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ChatType",
+    "Chunk",
+    "ChunkingSettings",
+    "ConfigError",
+    "ContentError",
+    "EmbeddingError",
+    "EmbeddingSettings",
+    "HitExplanation",
+    "IndexCorruptError",
+    "MemoryFile",
+    "MemoryIndex",
+    "MemorySettings",
+    "NoteText",
+    "OpenClawMemoryError",
+    "PathRefusedError",
+    "ProviderUnavailableError",
+    "SearchHit",
+    "SearchResponse",
+    "SearchSettings",
+    "SessionSettings",
+    "SkippedFile",
+    "StoreError",
+    "StoreSettings",
+    "SyncReport",
+    "SyncSettings",
+    "WorkspaceError",
+    "WriteResult",
+]

@@ -28,7 +28,8 @@ from openclaw_memory.tokens import (
 )
 from openclaw_memory.types import Chunk
 
-__all__ = ["chunk_hash", "chunk_text", "split_line", "split_lines"]
+__all__ = [
+    "blank_front_matter","chunk_hash", "chunk_text", "split_line", "split_lines"]
 
 
 class _Item(NamedTuple):
@@ -88,10 +89,11 @@ def chunk_text(
     items = _items(lines, settings.tokens, settings.encoding)
     chunks: list[Chunk] = []
     seen: set[tuple[int, int, str]] = set()
-    for window in _windows(items, settings.tokens, settings.overlap):
-        body = "\n".join(item.text for item in window)
-        if not body.strip():
+    for raw_window in _windows(items, settings.tokens, settings.overlap):
+        window = _trim_blank_edges(raw_window)
+        if not window:
             continue
+        body = "\n".join(item.text for item in window)
         start, end = window[0].line_no, window[-1].line_no
         if line_map is not None:
             start, end = line_map[start - 1], line_map[end - 1]
@@ -101,6 +103,30 @@ def chunk_text(
         seen.add((start, end, digest))
         chunks.append(Chunk(path, source, start, end, body, digest))
     return chunks
+
+
+def blank_front_matter(text: str) -> str:
+    """Blank out a leading ``---`` ... ``---`` block (metadata, not content).
+
+    Lines are kept as empty lines so every later line keeps its number in citations.
+    """
+    if not text.startswith("---\n") and not text.startswith("---\r\n"):
+        return text
+    lines = text.split("\n")
+    for i in range(1, min(len(lines), 500)):
+        if lines[i].rstrip("\r") in ("---", "..."):
+            return "\n" * (i + 1) + "\n".join(lines[i + 1:])
+    return text
+
+
+def _trim_blank_edges(window: Sequence[_Item]) -> Sequence[_Item]:
+    """Drop blank lines at a chunk's edges: citations then point at text, not padding."""
+    start, end = 0, len(window)
+    while start < end and not window[start].text.strip():
+        start += 1
+    while end > start and not window[end - 1].text.strip():
+        end -= 1
+    return window[start:end]
 
 
 def split_line(line: str, max_tokens: int, encoding: str = DEFAULT_ENCODING) -> list[str]:

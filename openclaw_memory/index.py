@@ -44,7 +44,8 @@ class MemoryIndex:
     ...     memory.search("what database did we choose?").results
     """
 
-    def __init__(self, settings: MemorySettings, *, index_path: Path | None = None) -> None:
+    def __init__(self, settings: MemorySettings, *, index_path: Path | None = None,
+                 embedder: EmbeddingProvider | None = None) -> None:
         self.settings = settings
         self.workspace = Workspace(
             settings.workspace, settings.extra_paths,
@@ -56,6 +57,7 @@ class MemoryIndex:
         self._lock = threading.RLock()
         self.notes: list[str] = []
         self.store = self._open_store()
+        self._embedder = embedder
         self._choice: ProviderChoice | None = None
         self._provider: EmbeddingProvider | None = None
         self._synced = False
@@ -66,7 +68,8 @@ class MemoryIndex:
     @classmethod
     def open(cls, workspace: str | os.PathLike[str] | None = None, *,
              index_path: str | os.PathLike[str] | None = None,
-             settings: MemorySettings | None = None, **overrides: Any) -> MemoryIndex:
+             settings: MemorySettings | None = None, embedder: EmbeddingProvider | None = None,
+             **overrides: Any) -> MemoryIndex:
         """Build settings from ``settings`` plus keyword overrides and open the index."""
         base = settings or MemorySettings()
         data = base.model_dump()
@@ -74,7 +77,8 @@ class MemoryIndex:
         if workspace is not None:
             data["workspace"] = Path(workspace)
         resolved = MemorySettings.model_validate(data)
-        return cls(resolved, index_path=Path(index_path) if index_path else None)
+        return cls(resolved, index_path=Path(index_path) if index_path else None,
+                   embedder=embedder)
 
     # -- lifecycle --------------------------------------------------------------------------
     def _open_store(self) -> Store:
@@ -108,7 +112,8 @@ class MemoryIndex:
     def provider_choice(self) -> ProviderChoice:
         with self._lock:
             if self._choice is None:
-                self._choice = create_provider(self.settings.embedding)
+                self._choice = (create_provider(self.settings.embedding) if self._embedder is None
+                                else ProviderChoice(self._embedder, "custom", None, None))
                 raw = self._choice.provider
                 if raw is not None and self.settings.embedding.cache:
                     self._provider = CachedProvider(raw, self.store)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .chunking import chunk_text
+from .chunking import blank_front_matter, chunk_text
 from .config import MemorySettings
 from .embeddings.base import EmbeddingProvider
 from .embeddings.cache import CachedProvider
@@ -121,7 +121,7 @@ class Syncer:
                 plan.warnings.append(f"{file.path}: {transcript.malformed} malformed lines skipped")
             return transcript.hash, chunk_text(transcript.text, path=file.path, source="sessions",
                                                settings=chunking, line_map=transcript.line_map)
-        text = _decode(data, file.path, plan)
+        text = blank_front_matter(_decode(data, file.path, plan))
         file_hash = hashlib.sha256(data).hexdigest()
         return file_hash, chunk_text(text, path=file.path, source="memory", settings=chunking)
 

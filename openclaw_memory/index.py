@@ -16,7 +16,7 @@ from .config import MemorySettings
 from .embeddings.base import EmbeddingProvider
 from .embeddings.cache import CachedProvider
 from .embeddings.factory import ProviderChoice, create_provider
-from .errors import EmbeddingError, IndexCorruptError, OpenClawMemoryError
+from .errors import EmbeddingError, IndexCorruptError, OpenClawMemoryError, ProviderUnavailableError
 from .notes import NoteText, WriteResult, append_daily, read_note, write_memory_md
 from .paths import default_index_path
 from .search import SearchRequest, run_search
@@ -112,14 +112,22 @@ class MemoryIndex:
     def provider_choice(self) -> ProviderChoice:
         with self._lock:
             if self._choice is None:
-                self._choice = (create_provider(self.settings.embedding) if self._embedder is None
-                                else ProviderChoice(self._embedder, "custom", None, None))
+                self._choice = self._make_choice()
                 raw = self._choice.provider
                 if raw is not None and self.settings.embedding.cache:
                     self._provider = CachedProvider(raw, self.store)
                 else:
                     self._provider = raw
             return self._choice
+
+    def _make_choice(self) -> ProviderChoice:
+        if self._embedder is not None:
+            return ProviderChoice(self._embedder, "custom", None, None)
+        try:
+            return create_provider(self.settings.embedding)
+        except ProviderUnavailableError as exc:
+            # Never an exception at the model: search runs keyword-only and says why.
+            return ProviderChoice(None, self.settings.embedding.provider, None, str(exc))
 
     @property
     def provider(self) -> EmbeddingProvider | None:
@@ -176,6 +184,10 @@ class MemoryIndex:
             notes.append(f"keyword-only: {choice.unavailable_reason}")
         error = outcome.embedding_error
         warning = action = None
+        if choice.unavailable_reason and choice.requested != "none":
+            warning = f"Vector search is unavailable: {choice.unavailable_reason}"
+            action = ("Check the embedding provider settings (key, base_url, model); "
+                      "keyword results are shown.")
         if error is not None:
             if _quota_exhausted(error):
                 warning = "Vector search is unavailable: the embedding provider quota is exhausted."

@@ -129,8 +129,10 @@ class SearchResponse:
         if self.stale:
             out["stale"] = True
         if self.disabled:
-            out.update(disabled=True, unavailable=True, error=self.error,
-                       warning=self.warning, action=self.action)
+            out.update(disabled=True, unavailable=True)
+        for key in ("error", "warning", "action"):
+            if getattr(self, key):
+                out[key] = getattr(self, key)
         if self.notes:
             out["notes"] = list(self.notes)
         return out

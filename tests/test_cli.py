@@ -1,0 +1,109 @@
+"""The ``openclaw-memory`` command as scripts use it: real processes, exit codes, JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import snapshot
+
+
+def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
+        ) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([sys.executable, "-m", "openclaw_memory", *args], cwd=cwd,
+                          env=full_env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture()
+def cli(workspace: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+    def call(*args: str) -> subprocess.CompletedProcess[str]:
+        return run("--workspace", str(workspace), "--index", str(tmp_path / "cli.sqlite"),
+                   "--provider", "none", *args)
+    return call
+
+
+def test_index_then_search_json_has_the_documented_shape(cli) -> None:  # type: ignore[no-untyped-def]
+    assert cli("index").returncode == 0
+    out = cli("search", "PostgreSQL billing", "--json", "-k", "2")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["mode"] == "keyword-only" and len(data["results"]) <= 2
+    hit = data["results"][0]
+    assert {"path", "start_line", "end_line", "score", "snippet", "source", "citation"} <= set(hit)
+    assert hit["path"] == "MEMORY.md"
+
+
+def test_search_min_score_option_filters(cli) -> None:  # type: ignore[no-untyped-def]
+    data = json.loads(cli("search", "xylophone", "--json", "--min-score", "0.5").stdout)
+    assert data["results"] == []
+
+
+def test_get_reads_line_ranges_and_json(cli) -> None:  # type: ignore[no-untyped-def]
+    out = cli("get", "MEMORY.md", "--from", "3", "--lines", "1")
+    assert out.returncode == 0 and out.stdout.strip() == "- We chose PostgreSQL for the billing service."
+    data = json.loads(cli("get", "memory/none.md", "--json").stdout)
+    assert data["text"] == "" and data["missing"] is True
+
+
+def test_path_outside_the_gate_is_a_one_line_error_with_exit_3(cli) -> None:  # type: ignore[no-untyped-def]
+    out = cli("get", "../../etc/passwd.md")
+    assert out.returncode == 3
+    assert out.stderr.startswith("openclaw-memory: error: path refused")
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_write_appends_to_todays_daily_file_and_is_searchable(cli, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+    out = cli("write", "The wifi password at the cabin is on the fridge.")
+    assert out.returncode == 0 and out.stdout.startswith("appended to memory/")
+    again = cli("write", "The wifi password at the cabin is on the fridge.")
+    assert "duplicate" in again.stdout
+    data = json.loads(cli("search", "cabin wifi", "--json").stdout)
+    assert data["results"][0]["path"].startswith("memory/20")
+
+
+def test_status_json_reports_paths_and_counts(cli) -> None:  # type: ignore[no-untyped-def]
+    cli("index")
+    data = json.loads(cli("status", "--json").stdout)
+    assert data["files"] == 4 and data["provider"] == "none" and data["dirty"] is False
+    assert data["vector_path"] in ("vec0", "numpy") and data["vector_reason"]
+    assert data["last_sync_at"] is not None
+
+
+def test_usage_error_exits_2() -> None:
+    assert run("search").returncode == 2
+
+
+def test_missing_workspace_exits_3(tmp_path: Path) -> None:
+    out = run("--workspace", str(tmp_path / "nope"), "status")
+    assert out.returncode == 3 and "not a directory" in out.stderr
+
+
+def test_workspace_defaults_to_env_then_cwd(workspace: Path, tmp_path: Path) -> None:
+    env = {"OPENCLAW_MEMORY_STATE_DIR": str(tmp_path / "state")}
+    by_env = run("--provider", "none", "status", "--json",
+                 env={**env, "OPENCLAW_MEMORY_WORKSPACE": str(workspace)}, cwd=tmp_path)
+    assert json.loads(by_env.stdout)["workspace"] == str(workspace)
+    by_cwd = run("--provider", "none", "status", "--json", env=env, cwd=workspace)
+    assert json.loads(by_cwd.stdout)["workspace"] == str(workspace)
+    index = Path(json.loads(by_cwd.stdout)["index_path"])
+    assert index.is_relative_to(tmp_path / "state") and "memory" not in index.parts
+
+
+def test_sample_workspace_search_works_offline_with_the_default_provider(tmp_path: Path) -> None:
+    out = run("--sample", "search", "which database did we choose for billing?",
+              env={"OPENCLAW_MEMORY_STATE_DIR": str(tmp_path / "state")})
+    assert out.returncode == 0, out.stderr
+    assert "mode: hybrid (local/" in out.stdout and "PostgreSQL" in out.stdout
+
+
+def test_cli_indexing_leaves_markdown_untouched(cli, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+    before = snapshot(workspace)
+    cli("index", "--full")
+    cli("search", "anything")
+    assert snapshot(workspace) == before

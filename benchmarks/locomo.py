@@ -34,7 +34,8 @@ CONFIGS: dict[str, dict[str, Any]] = {
 
 
 def _run_config(name: str, overrides: dict[str, Any], convs: list[Path], tmp: Path,
-                ks: tuple[int, ...]) -> tuple[dict[str, Any], list[dict[str, Any]], float]:
+                ks: tuple[int, ...], min_score: float | None,
+                ) -> tuple[dict[str, Any], list[dict[str, Any]], float]:
     results: list[dict[str, Any]] = []
     per_query: dict[str, dict[str, float]] = {}
     categories: dict[str, str | None] = {}
@@ -46,7 +47,7 @@ def _run_config(name: str, overrides: dict[str, Any], convs: list[Path], tmp: Pa
         with MemoryIndex(settings, index_path=index_path) as memory:
             memory.sync()
             queries = load_queries(conv / "queries.jsonl")
-            report = evaluate(memory, queries, ks=ks)
+            report = evaluate(memory, queries, ks=ks, min_score=min_score)
         results.extend(report["results"])
         per_query.update(report["per_query"])
         categories.update({q.qid: q.category for q in queries})
@@ -85,6 +86,8 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=here.parent.parent / "shared/bench/locomo-dev")
     ap.add_argument("--configs", default="all", help="comma-separated names, or all")
     ap.add_argument("--json", type=Path, help="write all figures here")
+    ap.add_argument("--min-score", type=float, default=None,
+                    help="override every configuration's threshold (default: its own default)")
     args = ap.parse_args()
     convs = sorted(p for p in args.data.iterdir() if (p / "queries.jsonl").exists())
     if not convs:
@@ -96,7 +99,8 @@ def main() -> None:
     rows: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name, overrides in chosen.items():
-            agg, results, elapsed = _run_config(name, overrides, convs, Path(tmp), (1, 3, 6, 10))
+            agg, results, elapsed = _run_config(name, overrides, convs, Path(tmp), (1, 3, 6, 10),
+                                                args.min_score)
             rows[name] = {"agg": agg, "time": elapsed}
             scorer = args.data.parent / "score.py"
             if scorer.exists():

@@ -78,10 +78,11 @@ class EmbeddingSettings(_Frozen):
 class SearchSettings(_Frozen):
     """Query-time ranking. See SPEC.md for the formulas."""
 
-    max_results: int = Field(6, ge=1, le=200)
+    max_results: int = Field(6, ge=1, le=200, description="Hits returned by default.")
     min_score: float | None = Field(
         None, ge=0.0, le=1.0, description="None = 0.25 for calibrated fusion, else 0.35.")
-    candidate_multiplier: int = Field(4, ge=1, le=20)
+    candidate_multiplier: int = Field(
+        4, ge=1, le=20, description="Candidates per side = min(200, max_results x this).")
     hybrid: bool = Field(True, description="Use keyword search next to vectors.")
     fusion: FusionMode = Field(
         "calibrated",
@@ -95,13 +96,14 @@ class SearchSettings(_Frozen):
         description="None = the fusion's default: 0.3 calibrated, 0.7 weighted, 0.5 rrf.")
     text_weight: float | None = Field(
         None, ge=0.0, le=1.0, description="None = 1 - vector_weight (weights renormalised).")
-    rrf_k: int = Field(60, ge=1)
-    temporal_decay: bool = Field(False)
-    half_life_days: float = Field(30.0, gt=0)
-    mmr: bool = Field(False)
-    mmr_lambda: float = Field(0.7, ge=0.0, le=1.0)
-    snippet_chars: int = Field(700, ge=1)
-    citations: Literal["auto", "on", "off"] = Field("auto")
+    rrf_k: int = Field(60, ge=1, description="k of reciprocal-rank fusion.")
+    temporal_decay: bool = Field(False, description="Age daily notes: score x 2^(-age/half-life).")
+    half_life_days: float = Field(30.0, gt=0, description="Half-life of temporal decay.")
+    mmr: bool = Field(False, description="Re-order hits for diversity (maximal marginal relevance).")
+    mmr_lambda: float = Field(0.7, ge=0.0, le=1.0, description="MMR relevance/diversity balance.")
+    snippet_chars: int = Field(700, ge=1, description="Snippet length cap (characters).")
+    citations: Literal["auto", "on", "off"] = Field(
+        "auto", description="auto: cite in direct chats, not in group/channel chats.")
 
     @property
     def weights(self) -> tuple[float, float]:
@@ -140,29 +142,23 @@ class StoreSettings(_Frozen):
     fts_tokenizer: Literal["unicode61", "porter"] = Field(
         "porter", description="FTS5 tokenizer; CJK is split into characters before indexing."
     )
-    busy_timeout_ms: int = Field(10_000, ge=0)
+    busy_timeout_ms: int = Field(10_000, ge=0, description="Wait this long for another writer.")
 
 
 class SyncSettings(_Frozen):
-    on_search: bool = True
-    on_session_start: bool = True
-    watch_debounce_ms: int = Field(1500, ge=0)
-    interval_minutes: float = Field(0, ge=0)
     max_file_bytes: int = Field(20 * 1024 * 1024, ge=1, description="Larger files are skipped.")
 
 
 class SessionSettings(_Frozen):
     enabled: bool = Field(False, description="Index session transcripts (source 'sessions').")
     directory: Path | None = Field(None, description="Folder of *.jsonl; default <workspace>/sessions.")
-    delta_bytes: int = Field(100_000, ge=0)
-    delta_messages: int = Field(50, ge=0)
 
 
 class MemorySettings(_Frozen):
     """All settings of one memory workspace."""
 
-    workspace: Path = Field(default_factory=Path.cwd)
-    extra_paths: tuple[Path, ...] = ()
+    workspace: Path = Field(default_factory=Path.cwd, description="Folder holding MEMORY.md and memory/.")
+    extra_paths: tuple[Path, ...] = Field((), description="Extra .md files or folders (recursive).")
     timezone: str | None = Field(None, description="IANA zone for daily file names; else local.")
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)

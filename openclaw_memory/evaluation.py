@@ -86,8 +86,12 @@ def _average(rows: Iterable[dict[str, float]]) -> dict[str, float]:
 
 
 def evaluate(index: MemoryIndex, queries: Sequence[EvalQuery], *, ks: Sequence[int] = (1, 3, 6, 10),
-             min_score: float = 0.0, headline_exclude: Sequence[str] = ()) -> dict[str, Any]:
-    """Run every query and aggregate per category, for all, and for a headline group."""
+             min_score: float | None = None, headline_exclude: Sequence[str] = ()) -> dict[str, Any]:
+    """Run every query and aggregate per category, for all, and for a headline group.
+
+    ``min_score`` None applies the index's configured threshold: the figures are what an
+    agent calling ``memory_search`` would get.
+    """
     per_query: dict[str, dict[str, float]] = {}
     results: list[dict[str, Any]] = []
     groups: OrderedDict[str, list[dict[str, float]]] = OrderedDict()

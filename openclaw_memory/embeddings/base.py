@@ -1,0 +1,142 @@
+"""The provider interface every embedder implements, and helpers they share.
+
+A provider turns texts into unit-length float32 rows. Subclasses implement only
+:meth:`EmbeddingProvider._embed`; the public methods add the guarantees the index relies on
+(shape, dtype, finite values, L2 norm) so that no provider can store a vector the numpy and
+sqlite-vec paths would rank differently.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from openclaw_memory.errors import EmbeddingError
+
+__all__ = [
+    "SECRET_HEADERS",
+    "EmbeddingProvider",
+    "FloatArray",
+    "normalize_rows",
+    "provider_key_for",
+]
+
+FloatArray = npt.NDArray[np.float32]
+
+# Headers that authenticate rather than change the vectors. They must stay out of
+# provider_key: the key is stored in the index next to the vectors, and rotating a key must
+# not invalidate the embedding cache.
+SECRET_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "proxy-authorization", "cookie"})
+
+# Below this norm a row is treated as "no signal" and left at zero instead of being blown up
+# into noise (OpenClaw uses the same threshold).
+_MIN_NORM = 1e-10
+
+
+def normalize_rows(matrix: npt.ArrayLike) -> FloatArray:
+    """float32 copy of a 2-D array with non-finite values zeroed and rows L2-normalised."""
+    rows = np.array(matrix, dtype=np.float32, copy=True, ndmin=2)
+    np.nan_to_num(rows, copy=False, nan=0.0, posinf=0.0, neginf=0.0)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    np.divide(rows, norms, out=rows, where=norms >= _MIN_NORM)
+    return rows
+
+
+def provider_key_for(
+    provider: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    **fields: object,
+) -> str:
+    """sha256 of the JSON of everything that changes a provider's vectors.
+
+    ``headers`` are lower-cased and stripped of credentials (:data:`SECRET_HEADERS`); all
+    other ``fields`` must be JSON-serialisable. Secrets never enter the digest input, so the
+    digest cannot be used to confirm a guessed key either.
+    """
+    kept = {
+        name.lower(): value for name, value in (headers or {}).items() if name.lower() not in SECRET_HEADERS
+    }
+    payload = {"provider": provider, "headers": kept, **fields}
+    blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class EmbeddingProvider(ABC):
+    """Turns texts into L2-normalised float32 vectors.
+
+    Attributes:
+        id: provider family ("local", "openai", "langchain", ...).
+        model: model name as stored next to each vector.
+        provider_key: sha256 of everything besides ``id``/``model`` that changes vectors.
+        max_input_tokens: longest input (in the provider's own tokens) that is embedded in
+            full; longer inputs are truncated, never rejected.
+
+    Implementations must be safe to call from several threads at once.
+    """
+
+    id: str
+    model: str
+    provider_key: str
+    max_input_tokens: int
+
+    def __init__(self, *, dims: int | None = None) -> None:
+        self._dims = dims
+        self._dims_lock = threading.Lock()
+
+    @property
+    def dims(self) -> int | None:
+        """Vector width: from configuration, or learnt from the first response."""
+        return self._dims
+
+    def embed_documents(self, texts: Sequence[str]) -> FloatArray:
+        """Vectors of ``texts`` as a (len(texts), dims) float32 matrix, rows unit-length."""
+        if isinstance(texts, str):
+            # A bare string is a Sequence[str] too; embedding it letter by letter is never
+            # what the caller meant.
+            raise TypeError("embed_documents takes a sequence of texts, not a single str")
+        if not texts:
+            return np.zeros((0, self._dims or 0), dtype=np.float32)
+        rows = normalize_rows(self._embed(list(texts)))
+        self._check_shape(rows, len(texts))
+        return rows
+
+    def embed_query(self, text: str) -> FloatArray:
+        """Vector of one query, shape (dims,)."""
+        row: FloatArray = self.embed_documents([text])[0]
+        return row
+
+    @abstractmethod
+    def _embed(self, texts: list[str]) -> npt.ArrayLike:
+        """Raw vectors of a non-empty list of texts, one row per text, in order.
+
+        Failures must be raised as :class:`~openclaw_memory.errors.EmbeddingError`.
+        """
+
+    def _check_shape(self, rows: FloatArray, count: int) -> None:
+        """Reject a wrong row count or a width that differs from the known one.
+
+        Mixed widths would make the stored matrix unusable, so the first width seen (or the
+        configured one) is binding for the life of the provider.
+        """
+        name = f"{self.id} embeddings ({self.model})"
+        if rows.shape[0] != count:
+            raise EmbeddingError(f"{name}: got {rows.shape[0]} vectors for {count} texts")
+        width = rows.shape[1]
+        if width == 0:
+            raise EmbeddingError(f"{name}: got empty vectors")
+        with self._dims_lock:
+            if self._dims is None:
+                self._dims = width
+            expected = self._dims
+        if width != expected:
+            raise EmbeddingError(f"{name}: got {width}-dimensional vectors, expected {expected}")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(id={self.id!r}, model={self.model!r}, dims={self.dims})"

@@ -1,0 +1,131 @@
+"""Content-addressed embedding cache in front of any provider.
+
+Re-indexing after a file edit re-chunks the whole file, but most chunks are unchanged;
+looking each text's sha256 up first means only new text costs an API call (or CPU time).
+Entries are keyed by (provider id, model, provider_key, text hash), so vectors of another
+model, endpoint or dimension setting are never served.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from openclaw_memory.embeddings.base import EmbeddingProvider, FloatArray, normalize_rows
+
+__all__ = ["CacheBackend", "CachedProvider", "MemoryCacheBackend", "text_hash"]
+
+
+def text_hash(text: str) -> str:
+    """The cache key of a text: sha256 of its UTF-8 bytes, hex."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class CacheBackend(Protocol):
+    """Where cached vectors live (the index's SQLite store implements this)."""
+
+    def get_many(
+        self, provider_id: str, model: str, provider_key: str, hashes: Sequence[str]
+    ) -> dict[str, FloatArray]: ...
+
+    def put_many(
+        self, provider_id: str, model: str, provider_key: str, items: dict[str, FloatArray]
+    ) -> None: ...
+
+
+class MemoryCacheBackend:
+    """A dict-backed :class:`CacheBackend` for tests and short-lived processes."""
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[str, str, str, str], FloatArray] = {}
+        self._lock = threading.Lock()
+
+    def get_many(
+        self, provider_id: str, model: str, provider_key: str, hashes: Sequence[str]
+    ) -> dict[str, FloatArray]:
+        with self._lock:
+            return {
+                h: self.entries[key].copy()
+                for h in hashes
+                if (key := (provider_id, model, provider_key, h)) in self.entries
+            }
+
+    def put_many(self, provider_id: str, model: str, provider_key: str, items: dict[str, FloatArray]) -> None:
+        with self._lock:
+            for h, vector in items.items():
+                self.entries[(provider_id, model, provider_key, h)] = vector.copy()
+
+
+class CachedProvider(EmbeddingProvider):
+    """``provider`` with a cache: only texts never seen before are embedded, each once.
+
+    ``hits`` counts distinct texts served from the cache, ``misses`` distinct texts sent to
+    the provider (a text repeated within one call is embedded once and counted once).
+    Queries are not cached: they are rarely repeated and must reflect the live provider.
+    ``backend`` may be reassigned (e.g. to a fresh index during a rebuild).
+    """
+
+    def __init__(self, provider: EmbeddingProvider, backend: CacheBackend) -> None:
+        super().__init__()
+        self.provider = provider
+        self.backend = backend
+        self.id = provider.id
+        self.model = provider.model
+        self.provider_key = provider.provider_key
+        self.max_input_tokens = provider.max_input_tokens
+        self.hits = 0
+        self.misses = 0
+        self._counter_lock = threading.Lock()
+
+    @property
+    def dims(self) -> int | None:
+        return self.provider.dims
+
+    def embed_documents(self, texts: Sequence[str]) -> FloatArray:
+        if isinstance(texts, str):
+            raise TypeError("embed_documents takes a sequence of texts, not a single str")
+        if not texts:
+            return np.zeros((0, self.dims or 0), dtype=np.float32)
+        hashes = [text_hash(text) for text in texts]
+        found = self._lookup(list(dict.fromkeys(hashes)))
+        # dict keeps the first text per hash: duplicates are embedded once.
+        missing = {h: text for h, text in zip(hashes, texts, strict=True) if h not in found}
+        if missing:
+            found.update(self._embed_and_store(missing))
+        self._count(hits=len(set(hashes)) - len(missing), misses=len(missing))
+        return normalize_rows(np.stack([found[h] for h in hashes]))
+
+    def embed_query(self, text: str) -> FloatArray:
+        return self.provider.embed_query(text)
+
+    def _embed(self, texts: list[str]) -> npt.ArrayLike:  # unused: embed_documents overrides
+        return self.provider.embed_documents(texts)
+
+    def _lookup(self, hashes: list[str]) -> dict[str, FloatArray]:
+        cached = self.backend.get_many(self.id, self.model, self.provider_key, hashes)
+        width = self.provider.dims
+        # A row of the wrong width (a corrupt or foreign entry) is treated as a miss.
+        return {
+            h: np.asarray(v, dtype=np.float32)
+            for h, v in cached.items()
+            if np.ndim(v) == 1 and (width is None or np.shape(v)[0] == width)
+        }
+
+    def _embed_and_store(self, missing: dict[str, str]) -> dict[str, FloatArray]:
+        vectors = self.provider.embed_documents(list(missing.values()))
+        fresh = dict(zip(missing, vectors, strict=True))
+        self.backend.put_many(self.id, self.model, self.provider_key, fresh)
+        return fresh
+
+    def _count(self, *, hits: int, misses: int) -> None:
+        with self._counter_lock:
+            self.hits += hits
+            self.misses += misses
+
+    def __repr__(self) -> str:
+        return f"CachedProvider({self.provider!r}, hits={self.hits}, misses={self.misses})"

@@ -1,0 +1,129 @@
+"""Choosing the embedding provider from settings, with fallbacks that are never silent.
+
+Rules (a superset of OpenClaw's, SPEC §7):
+
+- ``none``: no provider, keyword-only search.
+- ``local`` / ``openai``: that provider. If it cannot be built and ``fallback`` names a
+  different provider, the fallback is built and ``ProviderChoice.fallback`` records
+  ``{"from", "reason"}``; without a usable fallback :class:`ProviderUnavailableError` is
+  raised, because the user asked for that provider by name.
+- ``auto``: OpenAI when an endpoint is configured (``base_url``, or an OpenAI model name)
+  and a key is available, else local. If the configured OpenAI endpoint has no key, the
+  switch to local is recorded as a fallback. If nothing can be built the choice has no
+  provider and ``unavailable_reason`` says why, so search reports keyword-only mode and
+  the cause instead of quietly degrading.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from openclaw_memory.config import EmbeddingSettings
+from openclaw_memory.embeddings.base import EmbeddingProvider
+from openclaw_memory.embeddings.local import LocalProvider
+from openclaw_memory.embeddings.openai import OpenAIProvider
+from openclaw_memory.errors import ConfigError, ProviderUnavailableError
+
+__all__ = ["ProviderChoice", "activate_fallback", "build_provider", "create_provider"]
+
+_OPENAI_MODEL_PREFIX = "text-embedding-"
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderChoice:
+    """The provider to use and how it was arrived at.
+
+    ``provider`` is None in keyword-only mode; ``requested`` is ``settings.provider``;
+    ``fallback`` is ``{"from": <provider>, "reason": <message>}`` when a fallback was used.
+    """
+
+    provider: EmbeddingProvider | None
+    requested: str
+    fallback: dict[str, str] | None = None
+    unavailable_reason: str | None = None
+
+
+def build_provider(name: str, settings: EmbeddingSettings) -> EmbeddingProvider:
+    """Construct provider ``name`` ("local" or "openai"); raises ProviderUnavailableError."""
+    if name == "local":
+        return LocalProvider(settings)
+    if name == "openai":
+        return OpenAIProvider(settings)
+    raise ConfigError(f"unknown embedding provider {name!r} (expected local or openai)")
+
+
+def create_provider(settings: EmbeddingSettings) -> ProviderChoice:
+    """The provider ``settings`` ask for, applying the rules in the module docstring."""
+    requested = settings.provider
+    if requested == "none":
+        return ProviderChoice(
+            None, requested, unavailable_reason="embedding provider is 'none' (keyword-only)"
+        )
+    if requested == "auto":
+        return _choose_auto(settings)
+    try:
+        return ProviderChoice(build_provider(requested, settings), requested)
+    except ProviderUnavailableError as exc:
+        return _fallback_or_raise(settings, requested, exc)
+
+
+def activate_fallback(
+    settings: EmbeddingSettings, error: Exception, *, failed: str | None = None
+) -> ProviderChoice:
+    """Switch to ``settings.fallback`` after provider ``failed`` broke at run time.
+
+    ``failed`` defaults to ``settings.provider``; pass the failing provider's ``id`` in auto
+    mode. Re-raises ``error`` when no different fallback is configured, and raises
+    :class:`ProviderUnavailableError` when the fallback cannot be built either.
+    """
+    source = failed or settings.provider
+    target = settings.fallback
+    if target == "none" or target == source:
+        raise error
+    provider = build_provider(target, settings)
+    return ProviderChoice(provider, settings.provider, fallback={"from": source, "reason": str(error)})
+
+
+def _fallback_or_raise(
+    settings: EmbeddingSettings, failed: str, error: ProviderUnavailableError
+) -> ProviderChoice:
+    target = settings.fallback
+    if target == "none" or target == failed:
+        raise error
+    try:
+        provider = build_provider(target, settings)
+    except ProviderUnavailableError as second:
+        raise ProviderUnavailableError(
+            f"{error}; fallback {target!r} is unavailable too: {second}"
+        ) from second
+    return ProviderChoice(provider, settings.provider, fallback={"from": failed, "reason": str(error)})
+
+
+def _choose_auto(settings: EmbeddingSettings) -> ProviderChoice:
+    candidates = _auto_candidates(settings)
+    reasons: list[str] = []
+    for name in candidates:
+        try:
+            provider = build_provider(name, settings)
+        except ProviderUnavailableError as exc:
+            reasons.append(str(exc))
+            continue
+        fallback = None
+        if reasons:
+            fallback = {"from": candidates[0], "reason": reasons[0]}
+        return ProviderChoice(provider, "auto", fallback=fallback)
+    return ProviderChoice(None, "auto", unavailable_reason="; ".join(reasons))
+
+
+def _auto_candidates(settings: EmbeddingSettings) -> list[str]:
+    """Providers to try in order: a configured OpenAI endpoint, local, then the fallback."""
+    names = ["openai"] if _openai_configured(settings) else []
+    names.append("local")
+    if settings.fallback != "none" and settings.fallback not in names:
+        names.append(settings.fallback)
+    return names
+
+
+def _openai_configured(settings: EmbeddingSettings) -> bool:
+    model = settings.model or ""
+    return settings.base_url is not None or model.startswith(_OPENAI_MODEL_PREFIX)

@@ -1,0 +1,324 @@
+"""A real OpenAI-compatible HTTP server on 127.0.0.1 for tests, with scripted misbehaviour.
+
+The client under test talks real HTTP to a ``ThreadingHTTPServer`` on an ephemeral port;
+only the server's answers are scripted. Each path has a default behaviour and a FIFO queue
+of one-shot behaviours consumed by the next requests::
+
+    with FakeOpenAIServer(dims=8) as server:
+        server.script(rate_limited(retry_after="2"), server_error(500))  # then normal replies
+        ...use server.base_url ("http://127.0.0.1:<port>/v1")...
+        server.requests[0].json["input"]
+
+A behaviour is any ``Callable[[RecordedRequest], Reply]``. To serve another endpoint (e.g.
+chat completions) register a default with ``server.route("/v1/chat/completions", fn)`` and
+queue one-shot replies with ``server.script(..., path="/v1/chat/completions")``;
+:func:`json_reply` builds a JSON answer.
+
+Use it in a test module with::
+
+    @pytest.fixture
+    def server() -> Iterator[FakeOpenAIServer]:
+        with FakeOpenAIServer() as running:
+            yield running
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = [
+    "Behaviour",
+    "FakeOpenAIServer",
+    "RecordedRequest",
+    "Reply",
+    "embeddings",
+    "fake_vector",
+    "insufficient_quota",
+    "json_reply",
+    "malformed_json",
+    "missing_data",
+    "mixed_dims",
+    "non_numeric",
+    "rate_limited",
+    "server_error",
+    "slow",
+    "wrong_count",
+    "wrong_dims",
+]
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request as the server saw it. Header names are lower-case."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.body) if self.body else None
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What to send back; ``delay`` seconds pass before anything is written."""
+
+    status: int = 200
+    body: bytes = b""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+
+
+Behaviour = Callable[[RecordedRequest], Reply]
+
+
+def json_reply(payload: object, status: int = 200, **headers: str) -> Reply:
+    return Reply(status, json.dumps(payload).encode(), {"Content-Type": "application/json", **headers})
+
+
+def fake_vector(text: str, dims: int) -> list[float]:
+    """Deterministic pseudo-embedding of ``text`` (unit length), seeded by its sha256."""
+    seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+    rng = random.Random(seed)
+    values = [rng.gauss(0.0, 1.0) for _ in range(dims)]
+    norm = math.sqrt(sum(v * v for v in values)) or 1.0
+    return [v / norm for v in values]
+
+
+def _inputs(request: RecordedRequest) -> list[str]:
+    raw = (request.json or {}).get("input", [])
+    return [raw] if isinstance(raw, str) else list(raw)
+
+
+def _embedding_body(request: RecordedRequest, vectors: list[Any]) -> dict[str, Any]:
+    return {
+        "object": "list",
+        "model": (request.json or {}).get("model", "fake"),
+        "data": [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)],
+        "usage": {"prompt_tokens": 0, "total_tokens": 0},
+    }
+
+
+def embeddings(
+    *, dims: int | None = None, shuffle: bool = False, delay: float = 0.0, default_dims: int = 8
+) -> Behaviour:
+    """Normal answer: ``fake_vector`` per input, each with its ``index``.
+
+    Width: ``dims``, else the request's ``dimensions``, else ``default_dims``. ``shuffle``
+    returns the items in reverse order (clients must re-order by ``index``).
+    """
+
+    def behave(request: RecordedRequest) -> Reply:
+        width = dims or (request.json or {}).get("dimensions") or default_dims
+        body = _embedding_body(request, [fake_vector(t, width) for t in _inputs(request)])
+        if shuffle:
+            body["data"].reverse()
+        return (
+            json_reply(body)
+            if not delay
+            else Reply(200, json.dumps(body).encode(), {"Content-Type": "application/json"}, delay)
+        )
+
+    return behave
+
+
+def _error(status: int, message: str, code: str | None, kind: str, **headers: str) -> Reply:
+    payload = {"error": {"message": message, "type": kind, "param": None, "code": code}}
+    return json_reply(payload, status, **headers)
+
+
+def rate_limited(*, retry_after: str | None = None, retry_after_ms: str | None = None) -> Behaviour:
+    """429 rate limit, optionally with ``Retry-After`` / ``retry-after-ms``."""
+    headers = {}
+    if retry_after is not None:
+        headers["Retry-After"] = retry_after
+    if retry_after_ms is not None:
+        headers["retry-after-ms"] = retry_after_ms
+    reply = _error(429, "Rate limit reached for requests", "rate_limit_exceeded", "requests", **headers)
+    return lambda request: reply
+
+
+def insufficient_quota() -> Behaviour:
+    reply = _error(
+        429,
+        "You exceeded your current quota, please check your plan and billing details.",
+        "insufficient_quota",
+        "insufficient_quota",
+    )
+    return lambda request: reply
+
+
+def server_error(status: int = 500) -> Behaviour:
+    reply = _error(status, "The server had an error while processing your request.", None, "server_error")
+    return lambda request: reply
+
+
+def slow(seconds: float) -> Behaviour:
+    """A normal answer, but only after ``seconds`` (longer than the client timeout)."""
+    return embeddings(delay=seconds)
+
+
+def malformed_json() -> Behaviour:
+    return lambda request: Reply(200, b'{"object": "list", "data": [', {"Content-Type": "application/json"})
+
+
+def missing_data() -> Behaviour:
+    return lambda request: json_reply({"object": "list", "model": "fake", "usage": {}})
+
+
+def wrong_dims(dims: int) -> Behaviour:
+    return embeddings(dims=dims)
+
+
+def mixed_dims() -> Behaviour:
+    """Vectors of two different widths in one response."""
+
+    def behave(request: RecordedRequest) -> Reply:
+        texts = _inputs(request)
+        vectors = [fake_vector(t, 8 if i == 0 else 9) for i, t in enumerate(texts)]
+        return json_reply(_embedding_body(request, vectors))
+
+    return behave
+
+
+def wrong_count() -> Behaviour:
+    """One embedding fewer than inputs."""
+
+    def behave(request: RecordedRequest) -> Reply:
+        vectors = [fake_vector(t, 8) for t in _inputs(request)][:-1]
+        return json_reply(_embedding_body(request, vectors))
+
+    return behave
+
+
+def non_numeric() -> Behaviour:
+    def behave(request: RecordedRequest) -> Reply:
+        vectors = [["0.1", "x"] for _ in _inputs(request)]
+        return json_reply(_embedding_body(request, vectors))
+
+    return behave
+
+
+class FakeOpenAIServer:
+    """The server: scriptable replies, recorded requests, and a count of requests in flight."""
+
+    def __init__(self, *, dims: int = 8) -> None:
+        self.requests: list[RecordedRequest] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._routes: dict[str, Behaviour] = {"/v1/embeddings": embeddings(default_dims=dims)}
+        self._queues: dict[str, deque[Behaviour]] = {}
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd.daemon_threads = True
+        self._httpd.block_on_close = False  # a handler sleeping out a timeout must not block
+        self._httpd.owner = self  # type: ignore[attr-defined]
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle --------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.url}/v1"
+
+    def start(self) -> FakeOpenAIServer:
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- scripting --------------------------------------------------------------------------
+    def route(self, path: str, behaviour: Behaviour) -> None:
+        """Set the default behaviour of ``path`` (used when its queue is empty)."""
+        with self._lock:
+            self._routes[path] = behaviour
+
+    def script(self, *behaviours: Behaviour, path: str = "/v1/embeddings") -> None:
+        """Queue one-shot behaviours for the next requests to ``path``, in order."""
+        with self._lock:
+            self._queues.setdefault(path, deque()).extend(behaviours)
+
+    def requests_to(self, path: str = "/v1/embeddings") -> list[RecordedRequest]:
+        with self._lock:
+            return [r for r in self.requests if r.path == path]
+
+    # -- called by the handler --------------------------------------------------------------
+    def _begin(self, request: RecordedRequest) -> Behaviour | None:
+        with self._lock:
+            self.requests.append(request)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            queue = self._queues.get(request.path)
+            if queue:
+                return queue.popleft()
+            return self._routes.get(request.path)
+
+    def _end(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: Any
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        request = RecordedRequest(
+            "POST",
+            self.path.split("?")[0],
+            {k.lower(): v for k, v in self.headers.items()},
+            self.rfile.read(length),
+        )
+        owner: FakeOpenAIServer = self.server.owner
+        behaviour = owner._begin(request)
+        try:
+            reply = (
+                behaviour(request)
+                if behaviour
+                else json_reply({"error": {"message": f"no route {request.path}"}}, 404)
+            )
+            if reply.delay:
+                time.sleep(reply.delay)
+            self._send(reply)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (timeout); nothing to answer
+        finally:
+            owner._end()
+
+    def _send(self, reply: Reply) -> None:
+        self.send_response(reply.status)
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(reply.body)))
+        self.end_headers()
+        self.wfile.write(reply.body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # keep test output clean

@@ -30,6 +30,9 @@ CONFIGS: dict[str, dict[str, Any]] = {
                                          "search": {"fusion": "weighted"}},
     "local, rrf k=60": {"embedding": {"provider": "local"}, "search": {"fusion": "rrf"}},
     "local, vector-only": {"embedding": {"provider": "local"}, "search": {"hybrid": False}},
+    "local, 4 windows mean-pooled": {"embedding": {"provider": "local", "local_max_windows": 4}},
+    "local, 4 windows, vector-only": {"embedding": {"provider": "local", "local_max_windows": 4},
+                                      "search": {"hybrid": False}},
 }
 
 
@@ -41,7 +44,8 @@ def _run_config(name: str, overrides: dict[str, Any], convs: list[Path], tmp: Pa
     categories: dict[str, str | None] = {}
     started = time.perf_counter()
     for conv in convs:
-        provider = overrides.get("embedding", {}).get("provider", "auto")
+        emb = overrides.get("embedding", {})
+        provider = f"{emb.get('provider', 'auto')}-{emb.get('local_max_windows', 1)}"
         settings = MemorySettings.model_validate({"workspace": conv, **overrides})
         index_path = tmp / f"{conv.name}-{provider}.sqlite"  # shared by configs of a provider
         with MemoryIndex(settings, index_path=index_path) as memory:
@@ -86,6 +90,8 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=here.parent.parent / "shared/bench/locomo-dev")
     ap.add_argument("--configs", default="all", help="comma-separated names, or all")
     ap.add_argument("--json", type=Path, help="write all figures here")
+    ap.add_argument("--index-dir", type=Path, default=None,
+                    help="keep indexes here to reuse embeddings across runs (default: temporary)")
     ap.add_argument("--min-score", type=float, default=None,
                     help="override every configuration's threshold (default: its own default)")
     args = ap.parse_args()
@@ -97,14 +103,16 @@ def main() -> None:
     print(f"machine: {platform.processor() or platform.machine()}, python "
           f"{platform.python_version()}, data: {args.data}")
     rows: dict[str, dict[str, Any]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = args.index_dir or Path(scratch)
+        tmp.mkdir(parents=True, exist_ok=True)
         for name, overrides in chosen.items():
-            agg, results, elapsed = _run_config(name, overrides, convs, Path(tmp), (1, 3, 6, 10),
+            agg, results, elapsed = _run_config(name, overrides, convs, tmp, (1, 3, 6, 10),
                                                 args.min_score)
             rows[name] = {"agg": agg, "time": elapsed}
             scorer = args.data.parent / "score.py"
             if scorer.exists():
-                out = Path(tmp) / "results.jsonl"
+                out = Path(scratch) / "results.jsonl"
                 out.write_text("".join(json.dumps(r) + "\n" for r in results))
                 check = subprocess.run([sys.executable, str(scorer), "--data", str(args.data),
                                         "--results", str(out)], capture_output=True, text=True)

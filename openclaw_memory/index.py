@@ -163,7 +163,7 @@ class MemoryIndex:
             "memory",)
         request = SearchRequest(
             query=query.strip(), max_results=max_results or s.max_results,
-            min_score=s.effective_min_score if min_score is None else min_score,
+            min_score=min_score,
             sources=sources or default_sources, citations=citations,
             now=now or datetime.now(UTC),
             path_filter=self._scope_filter(chat_type, path_filter))

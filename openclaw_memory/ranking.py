@@ -87,9 +87,9 @@ def _calibrated(merged: dict[int, Candidate], vw: float, tw: float,
     """Per-query normalisation (measured on LoCoMo-dev, see README).
 
     Text: ``t = |bm25| / max |bm25|`` over the candidates, so the best keyword hit gets 1.
-    Vector: min-max of the cosine over the candidates. A chunk without keyword evidence can
-    therefore never score above ``vector_weight``: raw cosines of a small model are not
-    comparable across queries, BM25 evidence is.
+    Vector: min-max of the cosine over the candidates. When some chunk has keyword evidence,
+    a chunk without any scores at most ``vector_weight``: raw cosines of a small model are
+    not comparable across queries, BM25 evidence is.
     """
     strengths = {k: -c.bm25 for k, c in merged.items() if c.bm25 is not None and c.bm25 < 0}
     top = max(strengths.values(), default=0.0)
@@ -117,7 +117,9 @@ def fuse(vector_hits: Sequence[tuple[int, float]], text_hits: Sequence[tuple[int
     vw, tw = vector_weight, text_weight
     if not vector_hits:
         vw, tw = 0.0, 1.0
-    elif not text_hits and mode != "calibrated":
+    elif not text_hits:
+        # No keyword evidence at all (a pure paraphrase): the vector side alone decides, or
+        # such queries could never pass the threshold.
         vw, tw = 1.0, 0.0
     if mode == "weighted":
         scores = {k: _weighted(c, vw, tw) for k, c in merged.items()}

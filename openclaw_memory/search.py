@@ -34,7 +34,7 @@ Mode = Literal["hybrid", "keyword-only", "vector-only"]
 class SearchRequest:
     query: str
     max_results: int
-    min_score: float
+    min_score: float | None
     sources: tuple[str, ...]
     citations: bool
     now: datetime
@@ -183,8 +183,9 @@ def run_search(store: Store, provider: EmbeddingProvider | None, request: Search
     fused.sort(key=lambda c: (-c.score, c.key))
     if settings.mmr:
         fused = mmr_order(fused, lambda k: rows[k].text, settings.mmr_lambda)
-    passing = [c for c in fused if c.score >= request.min_score]
-    below = [c for c in fused if c.score < request.min_score and c.text_rank is not None]
+    min_score = settings.default_min_score(mode) if request.min_score is None else request.min_score
+    passing = [c for c in fused if c.score >= min_score]
+    below = [c for c in fused if c.score < min_score and c.text_rank is not None]
     # Keyword evidence is never thrown away by the threshold: the best keyword hit and any
     # chunk containing every query term stay (OpenClaw complaint: 0.35 dropped exact hits).
     rescued = {c.key for c in below if c.text_rank == 1} | _exact_keyword_keys(
@@ -197,5 +198,5 @@ def run_search(store: Store, provider: EmbeddingProvider | None, request: Search
     if not hits:
         notes.append(
             "nothing relevant: no chunk scored at least min_score "
-            f"{request.min_score:.2f}" + (f" (best {best:.3f})" if best is not None else ""))
+            f"{min_score:.2f}" + (f" (best {best:.3f})" if best is not None else ""))
     return SearchOutcome(hits, mode, tuple(notes), found.error, best)

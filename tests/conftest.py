@@ -43,8 +43,3 @@ def _isolated_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     """Default index paths go to a per-test state directory, never the user's home."""
     monkeypatch.setenv("OPENCLAW_MEMORY_STATE_DIR", str(tmp_path / "state"))
 
-
-def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
-    """Bytes and mtime of every file under ``root`` (to prove indexing never writes them)."""
-    return {str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns)
-            for p in sorted(root.rglob("*")) if p.is_file()}

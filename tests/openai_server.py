@@ -12,7 +12,10 @@ of one-shot behaviours consumed by the next requests::
 A behaviour is any ``Callable[[RecordedRequest], Reply]``. To serve another endpoint (e.g.
 chat completions) register a default with ``server.route("/v1/chat/completions", fn)`` and
 queue one-shot replies with ``server.script(..., path="/v1/chat/completions")``;
-:func:`json_reply` builds a JSON answer.
+:func:`json_reply` builds a JSON answer. For chat completions, :func:`chat_reply` answers one
+assistant message (text and/or :func:`wire_tool_call` tool calls) in the wire format, as
+Server-Sent Events when the request asked to stream; :func:`chat_completion` is the same
+as a one-shot behaviour.
 
 Use it in a test module with::
 
@@ -30,6 +33,7 @@ import math
 import random
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -37,10 +41,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 __all__ = [
+    "CHAT_PATH",
     "Behaviour",
     "FakeOpenAIServer",
     "RecordedRequest",
     "Reply",
+    "chat_completion",
+    "chat_reply",
     "embeddings",
     "fake_vector",
     "insufficient_quota",
@@ -52,9 +59,12 @@ __all__ = [
     "rate_limited",
     "server_error",
     "slow",
+    "wire_tool_call",
     "wrong_count",
     "wrong_dims",
 ]
+
+CHAT_PATH = "/v1/chat/completions"
 
 
 @dataclass(frozen=True)
@@ -209,6 +219,65 @@ def non_numeric() -> Behaviour:
         return json_reply(_embedding_body(request, vectors))
 
     return behave
+
+
+def wire_tool_call(name: str, arguments: Mapping[str, Any], call_id: str | None = None) -> dict[str, Any]:
+    """A tool call as an assistant message carries it in the chat-completions wire format."""
+    return {
+        "id": call_id or f"call_{uuid.uuid4().hex[:12]}",
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)},
+    }
+
+
+def chat_reply(
+    request: RecordedRequest, content: str | None = None, tool_calls: list[dict[str, Any]] | None = None
+) -> Reply:
+    """One assistant message; streamed as SSE chunks when the request has ``stream: true``."""
+    body = request.json or {}
+    model = body.get("model", "fake-chat")
+    finish = "tool_calls" if tool_calls else "stop"
+    if not body.get("stream"):
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if tool_calls:
+            message["tool_calls"] = tool_calls
+        return json_reply({
+            "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()), "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        })
+    deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
+    deltas += [{"content": piece} for piece in _pieces(content or "")]
+    for i, call in enumerate(tool_calls or []):
+        head = {"index": i, "id": call["id"], "type": "function",
+                "function": {"name": call["function"]["name"], "arguments": ""}}
+        deltas += [{"tool_calls": [head]},
+                   {"tool_calls": [{"index": i, "function": {"arguments": call["function"]["arguments"]}}]}]
+    events = [_chunk(model, delta, None) for delta in deltas] + [_chunk(model, {}, finish)]
+    if (body.get("stream_options") or {}).get("include_usage"):
+        usage = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+        events.append({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
+                       "model": model, "choices": [], "usage": usage})
+    payload = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+    return Reply(200, payload.encode(), {"Content-Type": "text/event-stream"})
+
+
+def _pieces(text: str) -> list[str]:
+    """Word-sized pieces (whitespace kept), like a model streaming tokens."""
+    pieces: list[str] = []
+    for word in text.split(" "):
+        pieces.append(word if not pieces else " " + word)
+    return [p for p in pieces if p]
+
+
+def _chunk(model: str, delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+    return {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+def chat_completion(content: str | None = None, tool_calls: list[dict[str, Any]] | None = None) -> Behaviour:
+    """A one-shot behaviour answering with this assistant message."""
+    return lambda request: chat_reply(request, content, tool_calls)
 
 
 class FakeOpenAIServer:

@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from conftest import snapshot
+from fs_snapshot import snapshot
 
 
 def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,

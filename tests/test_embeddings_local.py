@@ -65,7 +65,24 @@ def test_vectors_are_unit_norm_float32_with_384_dims(provider):
     assert (provider.id, provider.model, provider.dims) == ("local", MODEL_NAME, 384)
 
 
-def test_long_text_is_embedded_in_windows_not_truncated(provider):
+@pytest.fixture(scope="module")
+def windowed() -> LocalProvider:
+    return LocalProvider(EmbeddingSettings(local_threads=2, local_max_windows=8))
+
+
+def test_default_truncates_at_one_window_and_keys_vectors_by_window_count(provider, windowed):
+    text = COOKING * 4 + ASTRONOMY * 24
+    tokenizer = Tokenizer.from_file(str(VENDORED_TOKENIZER))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    head = tokenizer.decode(tokenizer.encode(text, add_special_tokens=False).ids[:254])
+    full, first = provider.embed_documents([text, head])
+    assert cosine(full, first) > 0.99
+    assert provider.provider_key != windowed.provider_key
+
+
+def test_long_text_is_embedded_in_windows_not_truncated(windowed):
+    provider = windowed
     # ~1,000 words: a short cooking part, then astronomy far past the 256-wordpiece window.
     text = COOKING * 4 + ASTRONOMY * 24
     assert 950 <= len(text.split()) <= 1100

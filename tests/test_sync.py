@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
+from fs_snapshot import snapshot
 
-from conftest import snapshot
 from openclaw_memory import MemoryIndex
 from openclaw_memory.workspace import Workspace
 

@@ -102,7 +102,8 @@ class LocalProvider(EmbeddingProvider):
         custom = settings.local_model_path is not None
         super().__init__(dims=None if custom else DIMS)
         self.model = f"onnx:{self.model_path.name}" if custom else MODEL_NAME
-        self.max_input_tokens = MAX_WINDOWS * (WINDOW_TOKENS - 2)
+        self.max_windows = settings.local_max_windows
+        self.max_input_tokens = self.max_windows * (WINDOW_TOKENS - 2)
         self.provider_key = provider_key_for(
             self.id,
             model=self.model,
@@ -110,6 +111,7 @@ class LocalProvider(EmbeddingProvider):
             tokenizer_sha256=_tokenizer_digest(self._tokenizer_path),
             window_tokens=WINDOW_TOKENS,
             pooling=_POOLING,
+            max_windows=self.max_windows,
         )
         self._runtime: _Runtime | None = None
         self._load_lock = threading.Lock()
@@ -162,7 +164,7 @@ class LocalProvider(EmbeddingProvider):
     # -- embedding --------------------------------------------------------------------------
     def _embed(self, texts: list[str]) -> FloatArray:
         runtime = self._get_runtime()
-        windows, owners = _split_windows(runtime.tokenizer, texts)
+        windows, owners = _split_windows(runtime.tokenizer, texts, self.max_windows)
         sums: FloatArray | None = None
         counts = np.zeros(len(texts), dtype=np.float32)
         # Shortest-first batches keep padding (wasted compute) small; owners restore order.
@@ -198,12 +200,14 @@ class LocalProvider(EmbeddingProvider):
         return np.asarray((hidden * weights).sum(axis=1), dtype=np.float32)
 
 
-def _split_windows(tokenizer: Any, texts: list[str]) -> tuple[list[list[int]], npt.NDArray[np.intp]]:
+def _split_windows(
+    tokenizer: Any, texts: list[str], max_windows: int
+) -> tuple[list[list[int]], npt.NDArray[np.intp]]:
     """Token ids of every window of every text, and the index of the text each belongs to."""
     windows: list[list[int]] = []
     owners: list[int] = []
     for owner, encoding in enumerate(tokenizer.encode_batch(texts)):
-        for window in _flatten(encoding)[:MAX_WINDOWS]:
+        for window in _flatten(encoding)[: min(max_windows, MAX_WINDOWS)]:
             windows.append(list(window.ids))
             owners.append(owner)
     return windows, np.asarray(owners, dtype=np.intp)

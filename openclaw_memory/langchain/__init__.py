@@ -1,0 +1,31 @@
+"""LangChain surface of openclaw-memory: retriever, VectorStore and agent tools.
+
+Everything here is built on :class:`openclaw_memory.MemoryIndex`; the Markdown files stay the
+source of truth.
+"""
+
+from .retriever import OpenClawMemoryRetriever, format_docs
+from .tools import (
+    MemoryGetInput,
+    MemoryGetTool,
+    MemorySearchInput,
+    MemorySearchTool,
+    MemoryWriteInput,
+    MemoryWriteTool,
+    memory_tools,
+)
+from .vectorstore import DEFAULT_FOLDER, OpenClawMemoryVectorStore
+
+__all__ = [
+    "DEFAULT_FOLDER",
+    "MemoryGetInput",
+    "MemoryGetTool",
+    "MemorySearchInput",
+    "MemorySearchTool",
+    "MemoryWriteInput",
+    "MemoryWriteTool",
+    "OpenClawMemoryRetriever",
+    "OpenClawMemoryVectorStore",
+    "format_docs",
+    "memory_tools",
+]

@@ -1,0 +1,193 @@
+"""One VectorStore document = one Markdown file: exact encoding, file names, safe writes.
+
+A file is ``---\\n<JSON header>\\n---\\n<page_content>``. The header is one line of JSON
+(``json.dumps`` escapes every control character, so it can never contain a newline or be
+mistaken for the closing ``---``) holding the document id and its metadata; the page content
+follows the closing marker byte for byte. The index blanks the front matter before chunking,
+so only the page content is searched, and citations keep the file's real line numbers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from openclaw_memory.errors import ContentError, WorkspaceError
+from openclaw_memory.workspace import ResolvedPath, Workspace
+
+__all__ = ["StoredDocument", "decode_document", "encode_document", "file_name", "remove_file",
+           "write_file"]
+
+# Types that come back from JSON as exactly the same type and value. Subclasses (enums,
+# numpy scalars) and tuples would come back as something else, so they are refused instead.
+_SCALARS = (str, int, float, bool, type(None))
+_SLUG_CHARS = re.compile(r"[^A-Za-z0-9_-]+")
+_SLUG_MAX = 48
+_DIGEST_HEX = 16
+_OPEN = "---\n"
+# What we write is "---\n"; CRLF markers are accepted because people edit these files too.
+_MARKERS = ("---\n", "---\r\n")
+
+
+@dataclass(frozen=True, slots=True)
+class StoredDocument:
+    id: str
+    metadata: dict[str, Any]
+    page_content: str
+
+
+def file_name(doc_id: str) -> str:
+    """A safe, stable file name for any id: a readable slug plus a digest of the exact id.
+
+    The digest makes names unique (ids differing only in punctuation or case stay apart,
+    also on case-insensitive file systems); the slug only helps a person browsing the folder.
+    """
+    digest = hashlib.sha256(doc_id.encode("utf-8", "surrogatepass")).hexdigest()[:_DIGEST_HEX]
+    slug = _SLUG_CHARS.sub("-", doc_id).strip("-")[:_SLUG_MAX].rstrip("-")
+    return f"{slug}-{digest}.md" if slug else f"{digest}.md"
+
+
+def encode_document(doc_id: str, metadata: Mapping[str, Any], page_content: str) -> bytes:
+    """The file bytes of one document; refuses anything that would not read back identical."""
+    if not isinstance(doc_id, str) or not doc_id:
+        raise ContentError("document ids must be non-empty strings")
+    if not isinstance(page_content, str):
+        raise ContentError(f"page_content must be a str, got {type(page_content).__name__}")
+    _check_json(metadata, "metadata")
+    # No sort_keys: insertion order is part of what round-trips, and the same input always
+    # produces the same bytes anyway (which keeps re-adding a document a no-op).
+    header = json.dumps({"id": doc_id, "metadata": metadata}, ensure_ascii=False)
+    try:
+        return f"{_OPEN}{header}\n---\n{page_content}".encode()
+    except UnicodeEncodeError:
+        raise ContentError(
+            f"document {doc_id!r} holds invalid text (lone surrogates); it cannot be stored"
+        ) from None
+
+
+def decode_document(data: bytes) -> StoredDocument | None:
+    """The document in ``data``, or ``None`` when the file is not one of ours."""
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError:
+        return None
+    opener = next((m for m in _MARKERS if text.startswith(m)), None)
+    if opener is None:
+        return None
+    header_end = text.find("\n", len(opener))
+    if header_end < 0:
+        return None
+    rest = text[header_end + 1:]
+    closer = next((m for m in _MARKERS if rest.startswith(m)), None)
+    if closer is None:
+        return None
+    try:
+        header = json.loads(text[len(opener):header_end])  # JSON ignores a trailing "\r"
+    except ValueError:
+        return None
+    if not isinstance(header, dict):
+        return None
+    doc_id, metadata = header.get("id"), header.get("metadata")
+    if not isinstance(doc_id, str) or not isinstance(metadata, dict):
+        return None
+    return StoredDocument(doc_id, metadata, rest[len(closer):])
+
+
+def _check_json(value: Any, where: str) -> None:
+    if type(value) in _SCALARS:
+        return
+    if type(value) is list:
+        for i, item in enumerate(value):
+            _check_json(item, f"{where}[{i}]")
+        return
+    if type(value) is dict:
+        for key, item in value.items():
+            if type(key) is not str:
+                raise ContentError(f"{where} has a non-string key {key!r}; JSON keys are strings")
+            _check_json(item, f"{where}[{key!r}]")
+        return
+    raise ContentError(
+        f"{where} has type {type(value).__name__}; only str, int, float, bool, None, list and "
+        "dict with str keys round-trip exactly through the Markdown file")
+
+
+# ---------------------------------------------------------------------- file operations
+
+
+def write_file(ws: Workspace, resolved: ResolvedPath, payload: bytes,
+               avoid_stat: tuple[int, int] | None = None) -> None:
+    """Replace the file atomically (temp file + rename in the same directory).
+
+    ``avoid_stat`` is the (size, mtime_ns) the index recorded for this path: sync skips a file
+    whose size and mtime are unchanged, so on a coarse-clock file system a same-size rewrite
+    within one clock tick would go unseen. The new file's mtime is nudged when it collides.
+    """
+    try:
+        dir_fd = ws.open_parent(resolved, create=True)
+    except OSError as exc:
+        raise _write_error(resolved, exc) from None
+    try:
+        _swap_in(dir_fd, resolved.name, payload, avoid_stat)
+    except OSError as exc:
+        raise _write_error(resolved, exc) from None
+    finally:
+        os.close(dir_fd)
+
+
+def _swap_in(dir_fd: int, name: str, payload: bytes, avoid_stat: tuple[int, int] | None) -> None:
+    # The temp name does not end in ".md": a sync running meanwhile never indexes half a file.
+    temp = f".{name}.{secrets.token_hex(6)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(temp, flags, 0o644, dir_fd=dir_fd)
+    try:
+        try:
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+            _nudge_mtime(fd, avoid_stat)
+        finally:
+            os.close(fd)
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=dir_fd)
+        raise
+    with contextlib.suppress(OSError):  # durability of the rename; not every FS allows it
+        os.fsync(dir_fd)
+
+
+def _nudge_mtime(fd: int, avoid_stat: tuple[int, int] | None) -> None:
+    info = os.fstat(fd)
+    if avoid_stat is not None and (info.st_size, info.st_mtime_ns) == avoid_stat:
+        os.utime(fd, ns=(info.st_atime_ns, info.st_mtime_ns + 1))
+
+
+def remove_file(ws: Workspace, resolved: ResolvedPath) -> bool:
+    """Unlink the file (never following links); False when it was already gone."""
+    try:
+        dir_fd = ws.open_parent(resolved)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise _write_error(resolved, exc) from None
+    try:
+        os.unlink(resolved.name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise _write_error(resolved, exc) from None
+    finally:
+        os.close(dir_fd)
+    return True
+
+
+def _write_error(resolved: ResolvedPath, exc: OSError) -> WorkspaceError:
+    return WorkspaceError(f"cannot write {resolved.rel_path}: {exc.strerror or exc}")

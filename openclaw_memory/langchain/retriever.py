@@ -1,0 +1,196 @@
+"""``OpenClawMemoryRetriever``: hybrid memory search as a LangChain retriever."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Sequence
+from datetime import date
+from pathlib import Path
+from typing import Any, Literal
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables.config import run_in_executor
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+
+from openclaw_memory.config import MemorySettings
+from openclaw_memory.index import ChatType, MemoryIndex
+from openclaw_memory.types import SearchHit
+from openclaw_memory.workspace import is_daily
+
+from ._common import hit_text
+
+__all__ = ["OpenClawMemoryRetriever", "format_docs"]
+
+SourceName = Literal["memory", "sessions"]
+# Settings sections accepted as plain keyword arguments, e.g. ``embedding={"provider": "none"}``.
+_SETTING_KEYS = frozenset(MemorySettings.model_fields) - {"workspace"}
+# With a filter the engine still ranks a fixed candidate pool and filters it afterwards, so
+# a selective filter would starve the result list; ask for this many times more, then trim.
+_FILTER_WIDENING = 4
+_MAX_FETCH = 200
+
+
+class _Query(BaseModel):
+    """The per-call knobs, validated the same way for constructor fields and invoke kwargs."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    k: int | None = Field(None, ge=1)
+    min_score: float | None = Field(None, ge=0.0, le=1.0)
+    sources: tuple[SourceName, ...] | None = None
+    path_glob: str | None = None
+    date_from: date | None = None
+    date_to: date | None = None
+    chat_type: ChatType = "direct"
+
+    @property
+    def filtered(self) -> bool:
+        return self.path_glob is not None or self.date_from is not None or self.date_to is not None
+
+    def path_filter(self) -> Callable[[str], bool] | None:
+        if not self.filtered:
+            return None
+        return self._accepts
+
+    def _accepts(self, path: str) -> bool:
+        if self.path_glob is not None and not fnmatch.fnmatchcase(path, self.path_glob):
+            return False
+        if self.date_from is None and self.date_to is None:
+            return True
+        day = is_daily(path)
+        if day is None:
+            return False  # a date range only ever matches dated (daily) files
+        return (self.date_from is None or day >= self.date_from) and (
+            self.date_to is None or day <= self.date_to)
+
+
+class OpenClawMemoryRetriever(BaseRetriever):
+    """Retrieve memory snippets (hybrid keyword + vector search) as ``Document`` objects.
+
+    Build it from an open index, ``OpenClawMemoryRetriever(index=memory)``, or from plain
+    keyword arguments: ``OpenClawMemoryRetriever(workspace="~/agent", k=4,
+    embedding={"provider": "none"})`` (any :class:`MemorySettings` section is accepted).
+
+    Each ``Document`` holds the hit text (without the ``Source:`` line) and metadata
+    ``path``, ``start_line``, ``end_line``, ``score``, ``source``, ``citation`` (only when the
+    citation policy allows it for ``chat_type``) and ``explain`` (when ``explain=True``); its
+    ``id`` is the chunk id, stable while the chunk is unchanged.
+
+    Filters, settable on the retriever or per call (``retriever.invoke(q, k=2,
+    path_glob="memory/2026-*")``):
+
+    - ``k``: number of results (default: the ``search.max_results`` setting);
+    - ``min_score``: score threshold (default: the engine's);
+    - ``sources``: ``("memory",)``, ``("sessions",)`` or both;
+    - ``path_glob``: :func:`fnmatch.fnmatchcase` pattern on the workspace-relative path
+      (``*`` also matches ``/``);
+    - ``date_from`` / ``date_to``: inclusive range on the date of daily files
+      (``memory/YYYY-MM-DD.md``). **When a date bound is given, undated files (MEMORY.md,
+      topic notes, transcripts) are excluded**, because they have no date to compare;
+    - ``chat_type``: ``"group"`` and ``"channel"`` never return MEMORY.md.
+    """
+
+    index: MemoryIndex | None = None
+    workspace: Path | None = None
+    index_path: Path | None = None
+    settings: MemorySettings | None = None
+    overrides: dict[str, Any] = Field(default_factory=dict)
+
+    k: int | None = Field(None, ge=1)
+    min_score: float | None = Field(None, ge=0.0, le=1.0)
+    sources: tuple[SourceName, ...] | None = None
+    path_glob: str | None = None
+    date_from: date | None = None
+    date_to: date | None = None
+    chat_type: ChatType = "direct"
+    explain: bool = False
+
+    _owns_index: bool = PrivateAttr(default=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _collect_setting_overrides(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        sections = {key: data[key] for key in data if key in _SETTING_KEYS}
+        if not sections:
+            return data
+        rest = {key: value for key, value in data.items() if key not in _SETTING_KEYS}
+        rest["overrides"] = {**data.get("overrides", {}), **sections}
+        return rest
+
+    @model_validator(mode="after")
+    def _open_index(self) -> OpenClawMemoryRetriever:
+        if self.index is None:
+            self.index = MemoryIndex.open(self.workspace, index_path=self.index_path,
+                                          settings=self.settings, **self.overrides)
+            self._owns_index = True
+        elif (self.workspace, self.index_path, self.settings) != (None, None, None) or self.overrides:
+            raise ValueError("pass either index= or workspace/settings keywords, not both")
+        return self
+
+    @property
+    def memory(self) -> MemoryIndex:
+        """The index this retriever searches."""
+        assert self.index is not None  # set by the validator
+        return self.index
+
+    def close(self) -> None:
+        """Close the index if the retriever opened it (an index passed in stays open)."""
+        if self._owns_index:
+            self.memory.close()
+
+    # -- retrieval ---------------------------------------------------------------------------
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
+                                **kwargs: Any) -> list[Document]:
+        options = self._options(kwargs)
+        return [self._document(hit) for hit in self._hits(query, options)]
+
+    async def _aget_relevant_documents(self, query: str, *,
+                                       run_manager: AsyncCallbackManagerForRetrieverRun,
+                                       **kwargs: Any) -> list[Document]:
+        # The base class would drop the per-call kwargs (k=...) on the async path.
+        return await run_in_executor(None, self._get_relevant_documents, query,
+                                     run_manager=run_manager.get_sync(), **kwargs)
+
+    def _options(self, kwargs: dict[str, Any]) -> _Query:
+        kwargs.pop("verbose", None)  # BaseRetriever.invoke forwards it; it is not a filter
+        fields = {name: getattr(self, name) for name in _Query.model_fields}
+        return _Query.model_validate({**fields, **kwargs})
+
+    def _hits(self, query: str, options: _Query) -> Sequence[SearchHit]:
+        memory = self.memory
+        k = options.k or memory.settings.search.max_results
+        fetch = min(_MAX_FETCH, k * _FILTER_WIDENING) if options.filtered else k
+        response = memory.search(query, max_results=fetch, min_score=options.min_score,
+                                 sources=options.sources, chat_type=options.chat_type,
+                                 path_filter=options.path_filter())
+        return response.results[:k]
+
+    def _document(self, hit: SearchHit) -> Document:
+        metadata: dict[str, Any] = {
+            "path": hit.path, "start_line": hit.start_line, "end_line": hit.end_line,
+            "score": hit.score, "source": hit.source,
+        }
+        if hit.citation is not None:
+            metadata["citation"] = hit.citation
+        if self.explain:
+            metadata["explain"] = hit.explanation.as_dict()
+        return Document(id=hit.chunk_id, page_content=hit_text(hit), metadata=metadata)
+
+
+def format_docs(docs: Sequence[Document]) -> str:
+    """Join retrieved documents for a prompt, each followed by its citation when it has one.
+
+    Meant for LCEL chains: ``retriever | format_docs | prompt | llm``.
+    """
+    blocks = []
+    for doc in docs:
+        cite = doc.metadata.get("citation")
+        blocks.append(f"{doc.page_content}\nSource: {cite}" if cite else doc.page_content)
+    return "\n\n".join(blocks)

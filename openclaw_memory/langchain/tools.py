@@ -1,0 +1,282 @@
+"""The memory tools an agent calls: ``memory_search``, ``memory_get``, ``memory_write``.
+
+Each tool answers with ``(content, artifact)``: ``content`` is compact JSON for the model,
+``artifact`` the same result as a plain dict (JSON-ready, so LangGraph checkpointers can
+store it) with more detail (score explanations). Failures the model can do something about
+become :class:`ToolException` messages (``handle_tool_error=True``), never a crashed turn.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Iterator
+from typing import Any, Literal
+
+from langchain_core.tools import BaseTool, ToolException
+from pydantic import BaseModel, Field, ValidationError
+
+from openclaw_memory.errors import (
+    ContentError,
+    OpenClawMemoryError,
+    PathRefusedError,
+    StoreError,
+    WorkspaceError,
+)
+from openclaw_memory.index import ChatType, MemoryIndex
+from openclaw_memory.notes import NoteText, WriteResult
+from openclaw_memory.snippets import citation
+from openclaw_memory.types import SearchResponse
+
+from ._common import CitationMode, citation_of, citations_enabled, hit_snippet
+
+__all__ = [
+    "MemoryGetInput",
+    "MemoryGetTool",
+    "MemorySearchInput",
+    "MemorySearchTool",
+    "MemoryWriteInput",
+    "MemoryWriteTool",
+    "memory_tools",
+]
+
+WriteTarget = Literal["daily", "memory"]
+_MAX_RESULTS_CAP = 50
+
+
+# ---------------------------------------------------------------------- argument schemas
+
+
+class MemorySearchInput(BaseModel):
+    query: str = Field(description="What to look for, in natural language or keywords.")
+    max_results: int | None = Field(
+        None, description="How many snippets to return (default 6, at most 50).")
+    min_score: float | None = Field(
+        None, description="Relevance threshold between 0 and 1; lower it to see weaker matches.")
+
+
+class MemoryGetInput(BaseModel):
+    path: str = Field(description="File path exactly as memory_search returned it, "
+                                  "e.g. 'memory/2026-01-10.md' or 'MEMORY.md'.")
+    from_line: int | None = Field(None, description="First line to read (1-based).")
+    lines: int | None = Field(None, description="How many lines to read from from_line.")
+
+
+class MemoryWriteInput(BaseModel):
+    content: str = Field(description="The note to store: self-contained Markdown, one fact, "
+                                     "decision or todo per note, with names and dates spelled out.")
+    target: WriteTarget = Field(
+        "daily", description="'daily' appends to today's log (events, decisions, progress); "
+                             "'memory' appends to the curated MEMORY.md (lasting facts, "
+                             "preferences).")
+
+
+# ---------------------------------------------------------------------- shared behaviour
+
+
+def _validation_message(error: ValidationError) -> str:
+    problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}"
+                         for e in error.errors())
+    return f"Invalid arguments ({problems}). Fix them and call the tool again."
+
+
+def _compact(data: dict[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+@contextlib.contextmanager
+def _as_tool_errors() -> Iterator[None]:
+    """Translate engine errors into messages that tell the model what to do next."""
+    try:
+        yield
+    except PathRefusedError:
+        raise ToolException(
+            "Path refused: only MEMORY.md and Markdown files under memory/ (plus configured "
+            "extra paths) can be read. Use a path exactly as memory_search returned it."
+        ) from None
+    except ContentError as exc:
+        raise ToolException(f"Nothing was written: {exc}. Rewrite the note and try again.") from None
+    except (WorkspaceError, StoreError) as exc:
+        raise ToolException(f"Memory is unavailable right now: {exc}. Continue without memory "
+                            "and tell the user if it matters.") from None
+    except OpenClawMemoryError as exc:
+        raise ToolException(f"{exc}.") from None
+
+
+class _MemoryTool(BaseTool):
+    """Fields every memory tool shares: the index and the citation/scope policy."""
+
+    index: MemoryIndex = Field(exclude=True)
+    citations: CitationMode | None = None
+    """None: the index's ``search.citations`` setting."""
+    chat_type: ChatType = "direct"
+    response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
+    handle_tool_error: bool | str | Callable[[ToolException], str] | None = True
+    # Any: BaseTool also passes pydantic.v1 errors, which have the same ``errors()``.
+    handle_validation_error: bool | str | Callable[[Any], str] | None = _validation_message
+
+    @property
+    def citation_mode(self) -> CitationMode:
+        return self.citations or self.index.settings.search.citations
+
+    @property
+    def cite(self) -> bool:
+        return citations_enabled(self.citation_mode, self.chat_type)
+
+
+# ---------------------------------------------------------------------- memory_search
+
+
+class MemorySearchTool(_MemoryTool):
+    name: str = "memory_search"
+    description: str = (
+        "Search the long-term memory (MEMORY.md, the daily logs in memory/ and other notes) "
+        "before answering anything about earlier work, decisions, dates, people, preferences "
+        "or open todos. Returns the best-matching snippets with their file path and line "
+        "range; then use memory_get to read only the lines you need. If nothing relevant is "
+        "found, say that you checked memory."
+    )
+    args_schema: type[BaseModel] = MemorySearchInput
+
+    def _run(self, query: str, max_results: int | None = None,
+             min_score: float | None = None) -> tuple[str, dict[str, Any]]:
+        limit = None if max_results is None else max(1, min(max_results, _MAX_RESULTS_CAP))
+        threshold = None if min_score is None else max(0.0, min(min_score, 1.0))
+        with _as_tool_errors():
+            response = self.index.search(query, max_results=limit, min_score=threshold,
+                                         chat_type=self.chat_type)
+        _raise_if_empty(response)
+        return _compact(self._payload(response, explain=False)), self._payload(response, explain=True)
+
+    def _payload(self, response: SearchResponse, *, explain: bool) -> dict[str, Any]:
+        cite = self.cite
+        results = []
+        for hit in response.results:
+            item: dict[str, Any] = {
+                "path": hit.path, "start_line": hit.start_line, "end_line": hit.end_line,
+                "score": round(hit.score, 4), "snippet": hit_snippet(hit, cite),
+                "source": hit.source,
+            }
+            if cite:
+                item["citation"] = citation_of(hit)
+            if explain:
+                item["explain"] = hit.explanation.as_dict()
+            results.append(item)
+        out: dict[str, Any] = {"results": results, "provider": response.provider,
+                               "model": response.model, "mode": response.mode,
+                               "citations": self.citation_mode}
+        for key in ("fallback", "warning", "action"):
+            value = getattr(response, key)
+            if value:
+                out[key] = value
+        if explain:
+            out.update(vector_path=response.vector_path, notes=list(response.notes))
+        return out
+
+
+def _raise_if_empty(response: SearchResponse) -> None:
+    if response.disabled:
+        raise ToolException(f"Memory search is unavailable: {response.error or response.warning}. "
+                            f"{response.action or 'Continue without memory.'}")
+    if response.results:
+        return
+    reasons = [n for n in response.notes if n.startswith("nothing relevant")]
+    detail = f" ({reasons[0]})" if reasons else ""
+    hint = f" {response.warning} {response.action}" if response.warning else ""
+    raise ToolException(
+        f"No memory matched this query{detail}.{hint} Try other words (names, dates, "
+        "synonyms) or a lower min_score; if it still finds nothing, tell the user you "
+        "checked memory and found nothing.")
+
+
+# ---------------------------------------------------------------------- memory_get
+
+
+class MemoryGetTool(_MemoryTool):
+    name: str = "memory_get"
+    description: str = (
+        "Read lines of a memory file, usually one found by memory_search: give the path as "
+        "returned and, to keep the answer short, from_line and lines. A file that does not "
+        "exist reads as empty text."
+    )
+    args_schema: type[BaseModel] = MemoryGetInput
+
+    def _run(self, path: str, from_line: int | None = None,
+             lines: int | None = None) -> tuple[str, dict[str, Any]]:
+        with _as_tool_errors():
+            note = self.index.get(path, from_line, lines, chat_type=self.chat_type)
+        payload = self._payload(note)
+        return _compact(payload), payload
+
+    def _payload(self, note: NoteText) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": note.path, "from_line": note.start_line,
+                               "end_line": note.end_line, "total_lines": note.total_lines,
+                               "text": note.text}
+        if note.missing:
+            out["missing"] = True
+        if self.cite and note.end_line >= note.start_line:
+            out["citation"] = citation(note.path, note.start_line, note.end_line)
+        return out
+
+
+# ---------------------------------------------------------------------- memory_write
+
+
+class MemoryWriteTool(_MemoryTool):
+    name: str = "memory_write"
+    description: str = (
+        "Store a note in long-term memory so it can be found in later conversations. Use it "
+        "for decisions, facts about the user or the project, preferences and todos worth "
+        "keeping. Notes are appended (nothing is overwritten) and an identical note is not "
+        "stored twice."
+    )
+    args_schema: type[BaseModel] = MemoryWriteInput
+    write_target_restriction: WriteTarget | None = None
+    """When set, the only target this tool accepts (e.g. 'daily' for the flush turn)."""
+
+    def _run(self, content: str, target: WriteTarget = "daily") -> tuple[str, dict[str, Any]]:
+        restriction = self.write_target_restriction
+        if restriction is not None and target != restriction:
+            raise ToolException(f"Writing to {target!r} is not allowed here; call memory_write "
+                                f"again with target={restriction!r}.")
+        if target == "memory" and self.chat_type != "direct":
+            # MEMORY.md is private: a group must not edit it, nor probe it through the
+            # "duplicate" answer (which would confirm that a note is already there).
+            raise ToolException("MEMORY.md is private and cannot be written from a group chat; "
+                                "use target='daily' instead.")
+        with _as_tool_errors():
+            result = self.index.write(content, target=target)
+        payload = self._payload(result)
+        return _compact(payload), payload
+
+    def _payload(self, result: WriteResult) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": result.path, "start_line": result.start_line,
+                               "end_line": result.end_line, "written": result.written,
+                               "reason": result.reason}
+        if self.cite:
+            out["citation"] = citation(result.path, result.start_line, result.end_line)
+        return out
+
+
+# ---------------------------------------------------------------------- factory
+
+
+def memory_tools(index: MemoryIndex, *, citations: CitationMode | None = None,
+                 chat_type: ChatType = "direct", allow_write: bool = True,
+                 write_target_restriction: WriteTarget | None = None) -> list[BaseTool]:
+    """The memory tool set for one conversation, with its citation and scope policy applied.
+
+    ``citations``: ``"on"``, ``"off"`` or ``"auto"`` (cite in direct chats only); ``None``
+    uses the index's ``search.citations`` setting. In ``group``/``channel`` chats MEMORY.md
+    is never returned or read. ``allow_write=False`` leaves out ``memory_write``;
+    ``write_target_restriction="daily"`` lets it append to today's log only.
+    """
+    common: dict[str, Any] = {"index": index, "citations": citations, "chat_type": chat_type}
+    tools: list[BaseTool] = [MemorySearchTool(**common), MemoryGetTool(**common)]
+    if allow_write:
+        description = MemoryWriteTool.model_fields["description"].default
+        if write_target_restriction is not None:
+            description += f" Here only target={write_target_restriction!r} is accepted."
+        tools.append(MemoryWriteTool(**common, description=description,
+                                     write_target_restriction=write_target_restriction))
+    return tools

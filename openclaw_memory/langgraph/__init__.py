@@ -1,0 +1,64 @@
+"""LangGraph / LangChain-agent layer: pre-compaction flush, compaction, citation policy, scope,
+the Memory Recall prompt section and session-start context.
+
+The graph nodes need only ``langchain-core`` and ``langgraph``. The ``*Middleware`` classes
+are for ``langchain.agents.create_agent`` and need the ``agents`` extra
+(``pip install 'openclaw-memory[agents]'``); without it they raise ``ImportError`` when built.
+"""
+
+from .citations import (
+    MEMORY_TOOL_NAMES,
+    CitationMode,
+    CitationPolicy,
+    CitationPolicyMiddleware,
+    strip_citations,
+    with_citation_policy,
+)
+from .compaction import SUMMARY_PROMPT, Compaction, compaction_node, split_for_compaction
+from .context import LoadedFile, SessionContext, session_start_context
+from .flush import (
+    FLUSH_PROMPT,
+    FLUSH_SYSTEM_PROMPT,
+    NO_REPLY,
+    FlushReport,
+    MemoryFlush,
+    MemoryFlushMiddleware,
+    flush_threshold,
+    is_silent_reply,
+    memory_flush_node,
+)
+from .prompt import MemoryRecallPromptMiddleware, build_system_prompt, memory_recall_section
+from .scope import current_context, resolve_chat_type
+from .state import MemoryAgentState, MemoryGraphState
+
+__all__ = [
+    "FLUSH_PROMPT",
+    "FLUSH_SYSTEM_PROMPT",
+    "MEMORY_TOOL_NAMES",
+    "NO_REPLY",
+    "SUMMARY_PROMPT",
+    "CitationMode",
+    "CitationPolicy",
+    "CitationPolicyMiddleware",
+    "Compaction",
+    "FlushReport",
+    "LoadedFile",
+    "MemoryAgentState",
+    "MemoryFlush",
+    "MemoryFlushMiddleware",
+    "MemoryGraphState",
+    "MemoryRecallPromptMiddleware",
+    "SessionContext",
+    "build_system_prompt",
+    "compaction_node",
+    "current_context",
+    "flush_threshold",
+    "is_silent_reply",
+    "memory_flush_node",
+    "memory_recall_section",
+    "resolve_chat_type",
+    "session_start_context",
+    "split_for_compaction",
+    "strip_citations",
+    "with_citation_policy",
+]

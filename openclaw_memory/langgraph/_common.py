@@ -1,0 +1,107 @@
+"""Helpers the LangGraph layer shares: silent model calls, state access, message text."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages.utils import count_tokens_approximately
+from langchain_core.runnables import RunnableConfig
+from langgraph.constants import TAG_NOSTREAM
+
+__all__ = [
+    "INTERNAL_TAG",
+    "TokenCounter",
+    "context_window_of",
+    "default_token_counter",
+    "message_text",
+    "silent_config",
+    "state_get",
+    "state_messages",
+    "without_dangling_tool_calls",
+]
+
+TokenCounter = Callable[[Sequence[BaseMessage]], int]
+INTERNAL_TAG = "openclaw_memory:internal"
+"""Tag on every model call this package makes on its own (flush turn, compaction summary)."""
+
+
+def default_token_counter(messages: Sequence[BaseMessage]) -> int:
+    """LangChain's approximate counter, the default of its own compaction step too."""
+    return count_tokens_approximately(messages)
+
+
+def silent_config(run_name: str) -> RunnableConfig:
+    """A config for a model or tool call whose output must never reach the user.
+
+    ``callbacks=[]`` cuts the call off from the graph's callback handlers, which is how
+    ``stream_mode="messages"`` (and any UI streaming handler) receives tokens; the
+    ``nostream`` tag makes LangGraph skip the call even if a handler is attached again.
+    ``configurable={}`` keeps the graph's thread and checkpoint keys out of the call.
+    """
+    return {
+        "callbacks": [],
+        "tags": [TAG_NOSTREAM, INTERNAL_TAG],
+        "metadata": {"openclaw_memory": run_name},
+        "configurable": {},
+        "run_name": run_name,
+    }
+
+
+def state_get(state: Any, key: str, default: Any = None) -> Any:
+    """Read a key of a graph state that may be a mapping or an object (dataclass, pydantic)."""
+    if isinstance(state, Mapping):
+        return state.get(key, default)
+    return getattr(state, key, default)
+
+
+def state_messages(state: Any) -> list[BaseMessage]:
+    messages = state_get(state, "messages", None) or []
+    return list(messages)
+
+
+def message_text(message: BaseMessage) -> str:
+    """Plain text of a message whose content is a string or a list of content blocks."""
+    content = message.content
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, Mapping) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+    return "".join(parts)
+
+
+def context_window_of(model: Any) -> int | None:
+    """``max_input_tokens`` from a chat model's profile, when the model has one."""
+    profile = getattr(model, "profile", None)
+    if not isinstance(profile, Mapping):
+        return None
+    value = profile.get("max_input_tokens")
+    return value if isinstance(value, int) and value > 0 else None
+
+
+def without_dangling_tool_calls(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """Drop tool calls that were never answered (and answers to unknown calls).
+
+    Providers reject a history where an assistant tool call has no tool result; a flush or
+    summary can be asked for at any point of a run, so the history is repaired first.
+    """
+    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    asked: set[str] = set()
+    kept: list[BaseMessage] = []
+    for message in messages:
+        if isinstance(message, AIMessage) and message.tool_calls:
+            ids = [call.get("id") or "" for call in message.tool_calls]
+            if not all(i in answered for i in ids):
+                if message_text(message).strip():
+                    kept.append(AIMessage(content=message.content, id=message.id))
+                continue
+            asked.update(ids)
+        elif isinstance(message, ToolMessage) and message.tool_call_id not in asked:
+            continue
+        kept.append(message)
+    return kept

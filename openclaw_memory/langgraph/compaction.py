@@ -1,0 +1,178 @@
+"""A small compaction step for hand-built graphs, paired with the memory flush.
+
+When the token estimate reaches ``context_window - reserve_tokens_floor`` (the point the flush
+threshold sits ``soft_threshold_tokens`` below), the older messages are summarised by a model
+into one summary message; the ``keep_messages`` most recent ones stay as they are (moved back
+so an assistant tool call never loses its tool results), and ``compaction_count`` goes up by
+one, which opens a new flush cycle. Wire it right after the flush::
+
+    flush = MemoryFlush(index, model, context_window=128_000)
+    compact = Compaction(model, context_window=128_000)
+    graph = StateGraph(MemoryGraphState)
+    graph.add_node("flush", flush.as_node())
+    graph.add_node("compact", compact.as_node())
+    graph.add_edge(START, "flush")
+    graph.add_edge("flush", "compact")
+    graph.add_edge("compact", "agent")          # and "tools" -> "flush" to loop
+
+Pass ``compaction_due=compact.due`` to ``MemoryFlush`` if the compaction trigger may sit below
+the flush threshold. With ``create_agent`` use LangChain's ``SummarizationMiddleware`` instead,
+listed after :class:`~openclaw_memory.langgraph.MemoryFlushMiddleware` (see ``flush.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langchain_core.runnables import Runnable, RunnableLambda
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+from ._common import (
+    TokenCounter,
+    context_window_of,
+    default_token_counter,
+    message_text,
+    silent_config,
+    state_get,
+    state_messages,
+)
+from .flush import DEFAULT_CONTEXT_WINDOW, RESERVE_TOKENS_FLOOR
+
+__all__ = ["SUMMARY_PROMPT", "Compaction", "compaction_node", "split_for_compaction"]
+
+logger = logging.getLogger(__name__)
+
+SUMMARY_PROMPT = (
+    "You write the running summary of a conversation between a user and an assistant, which "
+    "replaces the older messages from now on. Keep what the assistant needs to carry on: the "
+    "user's goals, decisions and their reasons, facts, names, dates and numbers, open questions "
+    "and todos, and where the work stands. Drop greetings, small talk and repetition. If an "
+    "earlier summary is included, fold it in. Write compact bullet points, no preamble."
+)
+SUMMARY_HEADER = "Summary of the earlier conversation (older messages were compacted):"
+_MAX_LINE_CHARS = 2_000
+
+
+def split_for_compaction(messages: Sequence[BaseMessage],
+                         keep: int) -> tuple[list[BaseMessage], list[BaseMessage]]:
+    """``(older, kept)``: the last ``keep`` messages are kept, moved back if needed so the
+    kept part never starts with a tool result (its assistant tool call stays with it)."""
+    cut = max(0, len(messages) - max(0, keep))
+    while 0 < cut < len(messages) and isinstance(messages[cut], ToolMessage):
+        cut -= 1
+    return list(messages[:cut]), list(messages[cut:])
+
+
+class Compaction:
+    """Summarise older messages when the token estimate reaches the trigger.
+
+    ``trigger_tokens`` defaults to ``context_window - reserve_tokens_floor``; ``context_window``
+    to the model profile's ``max_input_tokens``, else 200 000. Use the same ``token_counter``
+    as the flush. ``summary_role``: ``"human"`` (works with every provider) or ``"system"``.
+    """
+
+    def __init__(self, model: BaseChatModel, *, context_window: int | None = None,
+                 reserve_tokens_floor: int = RESERVE_TOKENS_FLOOR, trigger_tokens: int | None = None,
+                 keep_messages: int = 6, token_counter: TokenCounter | None = None,
+                 summary_prompt: str | None = None,
+                 summary_role: Literal["human", "system"] = "human") -> None:
+        self.model = model
+        window = context_window or context_window_of(model) or DEFAULT_CONTEXT_WINDOW
+        self.trigger_tokens = (trigger_tokens if trigger_tokens is not None
+                               else max(0, window - max(0, reserve_tokens_floor)))
+        self.keep_messages = max(0, keep_messages)
+        self.token_counter: TokenCounter = token_counter or default_token_counter
+        self.summary_prompt = summary_prompt or SUMMARY_PROMPT
+        self.summary_role = summary_role
+
+    def due(self, messages: Sequence[BaseMessage], tokens: int | None = None) -> bool:
+        """Whether this step would compact ``messages`` (usable as the flush's ``compaction_due``)."""
+        if self.trigger_tokens <= 0:
+            return False
+        count = self.token_counter(messages) if tokens is None else tokens
+        return count >= self.trigger_tokens and bool(split_for_compaction(messages,
+                                                                         self.keep_messages)[0])
+
+    def update(self, state: Any) -> dict[str, Any]:
+        messages = state_messages(state)
+        if not self.due(messages):
+            return {}
+        older, kept = split_for_compaction(messages, self.keep_messages)
+        try:
+            reply = self.model.invoke(self._request(older), silent_config("memory_compaction"))
+        except Exception as exc:  # keep the turn going; the next step tries again
+            logger.warning("compaction failed, will retry: %s", exc, exc_info=True)
+            return {}
+        return self._replace(state, message_text(reply), kept)
+
+    async def aupdate(self, state: Any) -> dict[str, Any]:
+        messages = state_messages(state)
+        if not self.due(messages):
+            return {}
+        older, kept = split_for_compaction(messages, self.keep_messages)
+        try:
+            reply = await self.model.ainvoke(self._request(older),
+                                             silent_config("memory_compaction"))
+        except Exception as exc:  # keep the turn going; the next step tries again
+            logger.warning("compaction failed, will retry: %s", exc, exc_info=True)
+            return {}
+        return self._replace(state, message_text(reply), kept)
+
+    def as_node(self) -> Runnable[Any, dict[str, Any]]:
+        """A LangGraph node (sync and async) running :meth:`update`."""
+
+        def node(state: Any) -> dict[str, Any]:
+            return self.update(state)
+
+        async def anode(state: Any) -> dict[str, Any]:
+            return await self.aupdate(state)
+
+        return RunnableLambda(node, afunc=anode, name="compaction")
+
+    def _request(self, older: Sequence[BaseMessage]) -> list[BaseMessage]:
+        transcript = "\n".join(line for m in older if (line := _transcript_line(m)))
+        return [SystemMessage(content=self.summary_prompt),
+                HumanMessage(content=f"Conversation to summarise:\n\n{transcript}")]
+
+    def _replace(self, state: Any, summary: str, kept: list[BaseMessage]) -> dict[str, Any]:
+        text = f"{SUMMARY_HEADER}\n\n{summary.strip() or '(nothing to keep)'}"
+        kind = SystemMessage if self.summary_role == "system" else HumanMessage
+        marker = kind(content=text, additional_kwargs={"lc_source": "summarization"})
+        count = int(state_get(state, "compaction_count", 0) or 0) + 1
+        # Remove everything, then re-add summary + kept: the summary must come first, and
+        # add_messages would append it at the end if only the older messages were removed.
+        return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), marker, *kept],
+                "compaction_count": count}
+
+
+def compaction_node(model: BaseChatModel, **options: Any) -> Runnable[Any, dict[str, Any]]:
+    """``Compaction(model, **options).as_node()``."""
+    return Compaction(model, **options).as_node()
+
+
+def _transcript_line(message: BaseMessage) -> str:
+    text = message_text(message).strip()
+    if isinstance(message, AIMessage) and message.tool_calls:
+        calls = "; ".join(f"{c['name']}({json.dumps(c['args'], ensure_ascii=False)})"
+                          for c in message.tool_calls)
+        text = f"{text} [called {calls}]".strip()
+    if not text:
+        return ""
+    if len(text) > _MAX_LINE_CHARS:
+        text = text[:_MAX_LINE_CHARS] + " [...]"
+    if message.additional_kwargs.get("lc_source") == "summarization":
+        return f"Earlier summary: {text}"
+    role = {"human": "User", "ai": "Assistant", "tool": "Tool result", "system": "System"}
+    return f"{role.get(message.type, message.type)}: {text}"

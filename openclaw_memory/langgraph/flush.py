@@ -1,0 +1,468 @@
+"""Pre-compaction memory flush: one silent turn that saves durable notes before compaction.
+
+When the session's token estimate reaches ``context_window - reserve_tokens_floor -
+soft_threshold_tokens`` (or the compaction step is about to run anyway), and no flush has run
+in the current compaction cycle, the model gets one extra turn, with our own system and user
+prompt, to store decisions, facts and todos in today's daily log through ``memory_write``
+(restricted by the tool to today's daily file; appends only; identical notes are refused by
+the engine). It may read memory first. A reply of exactly ``NO_REPLY`` ends the turn.
+
+Nothing of that turn reaches the user: its model and tool calls run with no callbacks and the
+``nostream`` tag (so ``stream_mode="messages"`` and UI handlers never see a token), and the
+step returns only the bookkeeping keys, never ``messages``.
+
+Two ways to use it:
+
+* a hand-built ``StateGraph``: ``graph.add_node("flush", memory_flush_node(index, model))``
+  placed right before the compaction node (``flush -> compact -> agent``);
+* ``create_agent``: ``MemoryFlushMiddleware(index, model, summarization=summarizer)`` listed
+  **before** LangChain's ``SummarizationMiddleware``::
+
+      summarizer = SummarizationMiddleware(model, trigger=("tokens", 100_000))
+      agent = create_agent(model, tools=memory_tools(index), middleware=[
+          MemoryFlushMiddleware(index, model, summarization=summarizer), summarizer])
+
+  Given the summarizer, the flush counts tokens with its counter, reads the context window
+  from its model profile when none is configured, flushes at the latest in the step where the
+  summarizer fires, and counts compactions by noticing its summary messages.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages.tool import ToolCall
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
+from langchain_core.tools import BaseTool
+
+from openclaw_memory.index import ChatType, MemoryIndex
+from openclaw_memory.langchain._common import CitationMode
+from openclaw_memory.langchain.tools import memory_tools
+from openclaw_memory.notes import daily_note_path, today
+
+from ._common import (
+    TokenCounter,
+    context_window_of,
+    default_token_counter,
+    message_text,
+    silent_config,
+    state_get,
+    state_messages,
+    without_dangling_tool_calls,
+)
+from ._optional import AgentMiddleware
+from .scope import current_context, resolve_chat_type
+from .state import MemoryAgentState
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
+
+__all__ = [
+    "DEFAULT_CONTEXT_WINDOW",
+    "FLUSH_PROMPT",
+    "FLUSH_SYSTEM_PROMPT",
+    "NO_REPLY",
+    "RESERVE_TOKENS_FLOOR",
+    "SOFT_THRESHOLD_TOKENS",
+    "CompactionDue",
+    "FlushReport",
+    "MemoryFlush",
+    "MemoryFlushMiddleware",
+    "flush_threshold",
+    "is_silent_reply",
+    "memory_flush_node",
+]
+
+logger = logging.getLogger(__name__)
+
+NO_REPLY = "NO_REPLY"
+DEFAULT_CONTEXT_WINDOW = 200_000
+RESERVE_TOKENS_FLOOR = 20_000
+SOFT_THRESHOLD_TOKENS = 4_000
+CompactionDue = Callable[[Sequence[BaseMessage], int], bool]
+"""``(messages, token_estimate) -> bool``: will the compaction step run on these messages?"""
+
+FLUSH_SYSTEM_PROMPT = (
+    "Silent memory checkpoint. This conversation is about to be compacted: its older "
+    "messages will be replaced by a short summary, and whatever has not been written to the "
+    "memory files will be lost. The user does not see this turn; its only purpose is to "
+    "save what should outlive the conversation."
+)
+FLUSH_PROMPT = (
+    "Compaction is near. Go through the conversation above and save what will matter later: "
+    "decisions and their reasons, facts about the user, people or the project, preferences, "
+    "commitments, deadlines and open todos. Skip small talk and anything already saved.\n"
+    "- Save each item with memory_write (target 'daily'): one short, self-contained note per "
+    "call, with names, dates and numbers written out. Notes go to today's log, {path}.\n"
+    "- Notes are only ever appended: nothing you write replaces or edits an existing note, and "
+    "no other file (MEMORY.md included) can be written in this turn. If unsure whether "
+    "something is already saved, check with memory_search or memory_get first.\n"
+    "- When you are done, or if nothing is worth saving, reply with exactly NO_REPLY and "
+    "nothing else."
+)
+_NO_REPLY_HINT = "When nothing (more) needs saving, reply with exactly NO_REPLY."
+
+
+def flush_threshold(context_window: int, reserve_tokens_floor: int = RESERVE_TOKENS_FLOOR,
+                    soft_threshold_tokens: int = SOFT_THRESHOLD_TOKENS) -> int:
+    """Token estimate at which the flush runs; 0 (never) when the window is too small."""
+    return max(0, context_window - max(0, reserve_tokens_floor) - max(0, soft_threshold_tokens))
+
+
+def is_silent_reply(text: str) -> bool:
+    """True for a reply that is exactly ``NO_REPLY`` once surrounding whitespace is trimmed."""
+    return text.strip() == NO_REPLY
+
+
+@dataclass(frozen=True, slots=True)
+class FlushReport:
+    """What one flush turn did (logged; returned by :meth:`MemoryFlush.run`)."""
+
+    rounds: int
+    """Model calls made."""
+    writes: tuple[Mapping[str, Any], ...]
+    """``memory_write`` results: path, start_line, end_line, written, reason."""
+    reply: str
+    """The model's last text: ``NO_REPLY`` normally; never shown to anyone."""
+    error: str | None = None
+
+    @property
+    def silent(self) -> bool:
+        return is_silent_reply(self.reply)
+
+    @property
+    def appended(self) -> int:
+        return sum(1 for w in self.writes if w.get("written"))
+
+
+class MemoryFlush:
+    """The flush logic, shared by :func:`memory_flush_node` and :class:`MemoryFlushMiddleware`.
+
+    ``model`` must support ``bind_tools``. ``context_window``: configured value, else the
+    model profile's ``max_input_tokens``, else 200 000. ``token_counter`` must be the one the
+    compaction step uses (default: LangChain's approximate counter). ``compaction_due`` lets the
+    flush also run when the compaction step will fire in this step whatever the threshold
+    says (e.g. a message-count trigger), so a compaction never comes unannounced.
+    ``read_only=True`` turns the flush off (e.g. a sandbox without write access).
+    """
+
+    def __init__(self, index: MemoryIndex, model: BaseChatModel, *,
+                 context_window: int | None = None,
+                 reserve_tokens_floor: int = RESERVE_TOKENS_FLOOR,
+                 soft_threshold_tokens: int = SOFT_THRESHOLD_TOKENS,
+                 token_counter: TokenCounter | None = None, max_tool_rounds: int = 4,
+                 compaction_due: CompactionDue | None = None, enabled: bool = True,
+                 read_only: bool = False, citations: CitationMode | None = None,
+                 system_prompt: str | None = None, prompt: str | None = None,
+                 clock: Callable[[], datetime] | None = None) -> None:
+        self.index = index
+        self.model = model
+        self.context_window = context_window or context_window_of(model) or DEFAULT_CONTEXT_WINDOW
+        self.threshold = flush_threshold(self.context_window, reserve_tokens_floor,
+                                         soft_threshold_tokens)
+        self.token_counter: TokenCounter = token_counter or default_token_counter
+        self.max_tool_rounds = max(1, max_tool_rounds)
+        self.compaction_due = compaction_due
+        self.enabled = enabled
+        self.read_only = read_only
+        self.citations = citations
+        self.system_prompt = system_prompt or FLUSH_SYSTEM_PROMPT
+        self.prompt = _with_no_reply_hint(prompt) if prompt else FLUSH_PROMPT
+        self.clock = clock or (lambda: datetime.now(UTC))
+
+    # -- deciding -----------------------------------------------------------------------------
+    def skip_reason(self, state: Any) -> str | None:
+        """Why no flush should run now, or None when one is due."""
+        if not self.enabled:
+            return "disabled"
+        cycle = int(state_get(state, "compaction_count", 0) or 0)
+        if state_get(state, "memory_flush_compaction_count", None) == cycle:
+            return "already flushed in this compaction cycle"
+        messages = state_messages(state)
+        tokens = self.token_counter(messages)
+        crossed = self.threshold > 0 and tokens >= self.threshold
+        if not crossed and not (self.compaction_due and self.compaction_due(messages, tokens)):
+            return f"below threshold ({tokens} < {self.threshold} tokens)"
+        return self._workspace_problem()
+
+    def _workspace_problem(self) -> str | None:
+        if self.read_only:
+            return "workspace is read-only (configured)"
+        root = self.index.settings.workspace
+        if not root.is_dir():
+            return f"workspace {root} does not exist"
+        memory_dir = root / "memory"
+        target = memory_dir if memory_dir.is_dir() else root
+        if not os.access(target, os.W_OK | os.X_OK):
+            return f"workspace {target} is not writable"
+        try:
+            read_only_fs = bool(os.statvfs(target).f_flag & os.ST_RDONLY)
+        except OSError:
+            read_only_fs = False  # unknown: let the write itself report a failure
+        return f"workspace {target} is on a read-only file system" if read_only_fs else None
+
+    # -- the silent turn ----------------------------------------------------------------------
+    def run(self, messages: Sequence[BaseMessage], *, chat_type: ChatType = "direct") -> FlushReport:
+        """Run the flush turn on ``messages`` now (no threshold check)."""
+        tools = self._tools(chat_type)
+        turn = self._turn(messages)
+        config = silent_config("memory_flush")
+        writes: list[Mapping[str, Any]] = []
+        model = self.model.bind_tools(tools)
+        for rounds in range(1, self.max_tool_rounds + 2):
+            reply = model.invoke(turn, config)
+            if not isinstance(reply, AIMessage) or not reply.tool_calls or rounds > self.max_tool_rounds:
+                return FlushReport(rounds, tuple(writes), message_text(reply))
+            turn.append(reply)
+            turn.extend(_call_tool(tools, call, config, writes) for call in reply.tool_calls)
+        raise AssertionError("unreachable: the loop always returns")
+
+    async def arun(self, messages: Sequence[BaseMessage], *,
+                   chat_type: ChatType = "direct") -> FlushReport:
+        tools = self._tools(chat_type)
+        turn = self._turn(messages)
+        config = silent_config("memory_flush")
+        writes: list[Mapping[str, Any]] = []
+        model = self.model.bind_tools(tools)
+        for rounds in range(1, self.max_tool_rounds + 2):
+            reply = await model.ainvoke(turn, config)
+            if not isinstance(reply, AIMessage) or not reply.tool_calls or rounds > self.max_tool_rounds:
+                return FlushReport(rounds, tuple(writes), message_text(reply))
+            turn.append(reply)
+            for call in reply.tool_calls:
+                turn.append(await _acall_tool(tools, call, config, writes))
+        raise AssertionError("unreachable: the loop always returns")
+
+    def _tools(self, chat_type: ChatType) -> list[BaseTool]:
+        # The write tool itself refuses anything but today's daily log: a prompt is not a fence.
+        return memory_tools(self.index, citations=self.citations, chat_type=chat_type,
+                            allow_write=True, write_target_restriction="daily")
+
+    def _turn(self, messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+        history = [m for m in without_dangling_tool_calls(messages)
+                   if not isinstance(m, SystemMessage)]
+        return [SystemMessage(content=self.system_prompt), *history,
+                HumanMessage(content=self._prompt_text())]
+
+    def _prompt_text(self) -> str:
+        tz = self.index.settings.timezone
+        now = self.clock()
+        day = today(tz, now).isoformat()
+        text = self.prompt.replace("{path}", daily_note_path(tz, now)).replace("YYYY-MM-DD", day)
+        if "Current time:" not in text:
+            local = now.astimezone(ZoneInfo(tz) if tz else None)
+            text += f"\nCurrent time: {local:%Y-%m-%d %H:%M} ({tz or local.tzname() or 'local'})."
+        return text
+
+    # -- as a graph step ----------------------------------------------------------------------
+    def update(self, state: Any, config: RunnableConfig | None = None,
+               context: Any = None) -> dict[str, Any]:
+        """The state update of a flush step: bookkeeping keys only, ``{}`` when nothing ran."""
+        reason = self.skip_reason(state)
+        if reason is not None:
+            logger.debug("memory flush skipped: %s", reason)
+            return {}
+        try:
+            report = self.run(state_messages(state), chat_type=resolve_chat_type(config, context))
+        except Exception as exc:  # the user's turn must go on; retried at the next step
+            logger.warning("memory flush failed, will retry: %s", exc, exc_info=True)
+            return {}
+        return self._done(state, report)
+
+    async def aupdate(self, state: Any, config: RunnableConfig | None = None,
+                      context: Any = None) -> dict[str, Any]:
+        reason = self.skip_reason(state)
+        if reason is not None:
+            logger.debug("memory flush skipped: %s", reason)
+            return {}
+        try:
+            report = await self.arun(state_messages(state),
+                                     chat_type=resolve_chat_type(config, context))
+        except Exception as exc:  # the user's turn must go on; retried at the next step
+            logger.warning("memory flush failed, will retry: %s", exc, exc_info=True)
+            return {}
+        return self._done(state, report)
+
+    def _done(self, state: Any, report: FlushReport) -> dict[str, Any]:
+        logger.info("memory flush: %d note(s) appended, %d model call(s), silent=%s",
+                    report.appended, report.rounds, report.silent)
+        return {"memory_flush_at": time.time(),
+                "memory_flush_compaction_count": int(state_get(state, "compaction_count", 0) or 0)}
+
+    def as_node(self) -> Runnable[Any, dict[str, Any]]:
+        """A LangGraph node (sync and async) running :meth:`update`."""
+
+        def node(state: Any, config: RunnableConfig) -> dict[str, Any]:
+            return self.update(state, config, current_context())
+
+        async def anode(state: Any, config: RunnableConfig) -> dict[str, Any]:
+            return await self.aupdate(state, config, current_context())
+
+        return RunnableLambda(node, afunc=anode, name="memory_flush")
+
+
+def memory_flush_node(index: MemoryIndex, model: BaseChatModel,
+                      **options: Any) -> Runnable[Any, dict[str, Any]]:
+    """``MemoryFlush(index, model, **options).as_node()``: put it right before compaction.
+
+    The graph state needs the keys of :class:`~openclaw_memory.langgraph.MemoryGraphState`.
+    """
+    return MemoryFlush(index, model, **options).as_node()
+
+
+def _with_no_reply_hint(prompt: str) -> str:
+    text = prompt.strip()
+    return text if NO_REPLY in text else f"{text}\n\n{_NO_REPLY_HINT}"
+
+
+def _call_tool(tools: Sequence[BaseTool], call: ToolCall, config: RunnableConfig,
+               writes: list[Mapping[str, Any]]) -> ToolMessage:
+    tool = next((t for t in tools if t.name == call["name"]), None)
+    if tool is None:
+        return _unknown_tool(tools, call)
+    try:
+        result = tool.invoke({**call, "type": "tool_call"}, config)
+    except Exception as exc:  # a broken tool must not end the flush (or the user's turn)
+        return ToolMessage(content=f"Tool failed: {exc}", tool_call_id=call["id"] or "",
+                           status="error")
+    return _record(result, call, writes)
+
+
+async def _acall_tool(tools: Sequence[BaseTool], call: ToolCall, config: RunnableConfig,
+                      writes: list[Mapping[str, Any]]) -> ToolMessage:
+    tool = next((t for t in tools if t.name == call["name"]), None)
+    if tool is None:
+        return _unknown_tool(tools, call)
+    try:
+        result = await tool.ainvoke({**call, "type": "tool_call"}, config)
+    except Exception as exc:  # a broken tool must not end the flush (or the user's turn)
+        return ToolMessage(content=f"Tool failed: {exc}", tool_call_id=call["id"] or "",
+                           status="error")
+    return _record(result, call, writes)
+
+
+def _unknown_tool(tools: Sequence[BaseTool], call: ToolCall) -> ToolMessage:
+    names = ", ".join(t.name for t in tools)
+    return ToolMessage(content=f"Unknown tool {call['name']!r}; available here: {names}.",
+                       tool_call_id=call["id"] or "", status="error")
+
+
+def _record(result: Any, call: ToolCall, writes: list[Mapping[str, Any]]) -> ToolMessage:
+    message = (result if isinstance(result, ToolMessage)
+               else ToolMessage(content=str(result), tool_call_id=call["id"] or ""))
+    if call["name"] == "memory_write" and isinstance(message.artifact, Mapping):
+        writes.append(dict(message.artifact))
+    return message
+
+
+# ---------------------------------------------------------------------- create_agent middleware
+
+
+class MemoryFlushMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
+    """``create_agent`` middleware running the flush in ``before_model``.
+
+    List it **before** ``SummarizationMiddleware`` (``before_model`` hooks run in list order,
+    so the flush sees the history the summary is about to replace). The hook returns only the
+    bookkeeping keys of :class:`~openclaw_memory.langgraph.MemoryAgentState`, never messages.
+    ``model`` may be a chat model or a ``"provider:model"`` string. ``summarization``: the
+    ``SummarizationMiddleware`` instance it precedes (see the module docstring).
+    """
+
+    state_schema = MemoryAgentState
+
+    def __init__(self, index: MemoryIndex, model: BaseChatModel | str, *,
+                 summarization: Any = None, **options: Any) -> None:
+        super().__init__()
+        chat_model = _chat_model(model)
+        if summarization is not None:
+            options.setdefault("token_counter", getattr(summarization, "token_counter", None))
+            options.setdefault("context_window", context_window_of(getattr(summarization, "model", None)))
+            options.setdefault("compaction_due", _summarization_due(summarization, chat_model))
+        self.flush = MemoryFlush(index, chat_model, **options)
+
+    def before_model(self, state: MemoryAgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
+        seen = _new_summary_update(state)
+        update = self.flush.update({**state, **seen}, _run_config(), runtime.context)
+        return {**seen, **update} or None
+
+    async def abefore_model(self, state: MemoryAgentState,
+                            runtime: Runtime[Any]) -> dict[str, Any] | None:
+        seen = _new_summary_update(state)
+        update = await self.flush.aupdate({**state, **seen}, _run_config(), runtime.context)
+        return {**seen, **update} or None
+
+
+def _chat_model(model: BaseChatModel | str) -> BaseChatModel:
+    if isinstance(model, str):
+        from langchain.chat_models import init_chat_model
+
+        return init_chat_model(model)
+    return model
+
+
+def _run_config() -> RunnableConfig | None:
+    from langchain_core.runnables.config import var_child_runnable_config
+
+    return var_child_runnable_config.get()
+
+
+def _new_summary_update(state: Mapping[str, Any]) -> dict[str, Any]:
+    """Count a compaction done by ``SummarizationMiddleware`` (it keeps no counter itself).
+
+    It puts one summary message (``lc_source == "summarization"``) first; a first message
+    of that kind not seen before means a compaction happened since the last model call.
+    """
+    messages = state.get("messages") or []
+    first = messages[0] if messages else None
+    if first is None or first.additional_kwargs.get("lc_source") != "summarization" or not first.id:
+        return {}
+    if first.id == state.get("compaction_summary_id"):
+        return {}
+    return {"compaction_summary_id": first.id,
+            "compaction_count": int(state.get("compaction_count", 0) or 0) + 1}
+
+
+def _summarization_due(summarization: Any, model: BaseChatModel) -> CompactionDue | None:
+    """Evaluate a ``SummarizationMiddleware`` trigger (its public ``trigger`` attribute)."""
+    clauses = _trigger_clauses(getattr(summarization, "trigger", None))
+    if not clauses:
+        return None
+    window = context_window_of(getattr(summarization, "model", None)) or context_window_of(model)
+
+    def due(messages: Sequence[BaseMessage], tokens: int) -> bool:
+        return any(all(_clause_met(kind, value, messages, tokens, window)
+                       for kind, value in clause.items()) for clause in clauses)
+
+    return due
+
+
+def _trigger_clauses(trigger: Any) -> list[dict[str, float]]:
+    if trigger is None:
+        return []
+    if isinstance(trigger, Mapping):
+        return [dict(trigger)]
+    if isinstance(trigger, tuple) and len(trigger) == 2 and isinstance(trigger[0], str):
+        return [{trigger[0]: trigger[1]}]
+    if isinstance(trigger, list):
+        return [c for item in trigger for c in _trigger_clauses(item)]
+    return []
+
+
+def _clause_met(kind: str, value: float, messages: Sequence[BaseMessage], tokens: int,
+                window: int | None) -> bool:
+    if kind == "messages":
+        return len(messages) >= value
+    if kind == "tokens":
+        return tokens >= value
+    if kind == "fraction":
+        return window is not None and tokens >= max(1, int(window * value))
+    return False

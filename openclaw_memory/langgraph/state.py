@@ -1,0 +1,38 @@
+"""State keys the flush and compaction steps share, for hand-built graphs and ``create_agent``."""
+
+from __future__ import annotations
+
+from typing import Any, NotRequired
+
+from langgraph.graph import MessagesState
+
+from ._optional import AgentState
+
+__all__ = ["MemoryAgentState", "MemoryGraphState"]
+
+
+class MemoryGraphState(MessagesState, total=False):
+    """``messages`` plus the per-session bookkeeping of the flush/compaction cycle.
+
+    * ``compaction_count``: compactions so far (incremented by the compaction step).
+    * ``memory_flush_compaction_count``: the ``compaction_count`` of the cycle whose flush has
+      run; equal to ``compaction_count`` means "already flushed in this cycle".
+    * ``memory_flush_at``: when the last flush ran (Unix time, seconds).
+    """
+
+    compaction_count: int
+    memory_flush_compaction_count: int
+    memory_flush_at: float
+
+
+class MemoryAgentState(AgentState[Any]):
+    """The same keys for ``create_agent`` middleware, plus the last summary message seen.
+
+    LangChain's ``SummarizationMiddleware`` does not count compactions; the flush middleware
+    notices its new summary message (``compaction_summary_id``) and counts it instead.
+    """
+
+    compaction_count: NotRequired[int]
+    memory_flush_compaction_count: NotRequired[int]
+    memory_flush_at: NotRequired[float]
+    compaction_summary_id: NotRequired[str]

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from openai_server import FakeOpenAIServer, server_error
 
 from openclaw_memory import MemoryIndex
-from openai_server import FakeOpenAIServer, server_error
 
 FTS_SYNTAX = ['"', '"unbalanced', "*", "foo*", "AND", "OR NOT", "NEAR(a b)", "NEAR(", "col:x",
               ":", "(", ")", "((a)", "a -b", "^start", "{x y}", "'", "\\", "%_", "\x00"]

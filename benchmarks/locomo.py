@@ -84,12 +84,29 @@ def _table(rows: dict[str, dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
+def _sweep(convs: list[Path], index_dir: Path | None) -> str:
+    """Recall against lines as the threshold moves: compares the two modes at equal budgets."""
+    lines = ["\nthreshold sweep: cat1-4 recall@6 % / lines@6 (per-category recall@6 in brackets)"]
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = index_dir or Path(scratch)
+        for threshold in (0.0, 0.25, 0.35, 0.42, 0.5):
+            for name in ("keyword-only (none)", "local hybrid, default"):
+                agg, _, _ = _run_config(name, CONFIGS[name], convs, tmp, (6,), threshold)
+                cats = " ".join(f"{100 * agg[c]['recall@6']:.1f}" for c in
+                                ("cat 1", "cat 2", "cat 3", "cat 4"))
+                lines.append(f"min_score {threshold:4.2f}  {name:22s} "
+                             f"{100 * agg['cat1-4']['recall@6']:5.1f} / "
+                             f"{agg['cat1-4']['lines@6']:5.1f}  [{cats}]")
+    return "\n".join(lines)
+
+
 def main() -> None:
     here = Path(__file__).resolve().parent
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=here.parent.parent / "shared/bench/locomo-dev")
     ap.add_argument("--configs", default="all", help="comma-separated names, or all")
     ap.add_argument("--json", type=Path, help="write all figures here")
+    ap.add_argument("--sweep", action="store_true", help="also print a min_score sweep")
     ap.add_argument("--index-dir", type=Path, default=None,
                     help="keep indexes here to reuse embeddings across runs (default: temporary)")
     ap.add_argument("--min-score", type=float, default=None,
@@ -123,6 +140,8 @@ def main() -> None:
     for name, r in rows.items():
         if r.get("scorer_cat1_4"):
             print(f"score.py [{name}]: {r['scorer_cat1_4']}")
+    if args.sweep:
+        print(_sweep(convs, args.index_dir))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
 

@@ -12,7 +12,6 @@ import contextlib
 import errno
 import fcntl
 import os
-import secrets
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from datetime import UTC, date, datetime, tzinfo
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from openclaw_memory.atomic import swap_in, write_all
 from openclaw_memory.errors import (
     ConfigError,
     ContentError,
@@ -234,7 +234,7 @@ def _append_block(ws: Workspace, resolved: ResolvedPath, body: str) -> WriteResu
         separator = bool(lines) and bool(lines[-1].strip())
         if separator:
             prefix += "\n"
-        _write_all(fd, (prefix + body + "\n").encode("utf-8"))
+        write_all(fd, (prefix + body + "\n").encode("utf-8"))
         os.fsync(fd)
     start = len(lines) + int(separator) + 1
     return WriteResult(resolved.rel_path, start, start + len(note_lines) - 1, True, "appended")
@@ -267,7 +267,7 @@ def _replace_file(ws: Workspace, resolved: ResolvedPath, body: str) -> WriteResu
                 # that the path moved to a new file and append there instead of to a ghost.
                 fcntl.flock(old_fd, fcntl.LOCK_EX)
             mode = None if old_fd is None else stat.S_IMODE(os.fstat(old_fd).st_mode)
-            _swap_in(resolved.name, dir_fd, payload, mode)
+            swap_in(dir_fd, resolved.name, payload, mode=mode)
         finally:
             if old_fd is not None:
                 os.close(old_fd)
@@ -290,29 +290,6 @@ def _open_existing(name: str, dir_fd: int) -> int | None:
         os.close(fd)
         raise PathRefusedError()
     return fd
-
-
-def _swap_in(name: str, dir_fd: int, payload: bytes, mode: int | None) -> None:
-    # The temp name does not end in ".md", so discovery never indexes a half-written file.
-    temp = f".{name}.{secrets.token_hex(6)}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(temp, flags, _NEW_FILE_MODE, dir_fd=dir_fd)
-    try:
-        try:
-            if mode is not None:
-                os.fchmod(fd, mode)  # keep the user's permissions on their curated file
-            _write_all(fd, payload)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp, dir_fd=dir_fd)
-        raise
-    # Make the rename itself durable; some file systems refuse fsync on a directory.
-    with contextlib.suppress(OSError):
-        os.fsync(dir_fd)
 
 
 @contextlib.contextmanager
@@ -357,13 +334,6 @@ def _read_fd(fd: int) -> bytes:
             return b"".join(chunks)
         chunks.append(chunk)
         offset += len(chunk)
-
-
-def _write_all(fd: int, payload: bytes) -> None:
-    view = memoryview(payload)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
 
 
 def _is_link_error(exc: OSError) -> bool:

@@ -17,8 +17,9 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 
 from openclaw_memory import ConfigError, ContentError, MemoryIndex, PathRefusedError
+from openclaw_memory.atomic import _nudge_mtime
 from openclaw_memory.langchain import OpenClawMemoryVectorStore
-from openclaw_memory.langchain._docfile import _nudge_mtime, decode_document, file_name
+from openclaw_memory.langchain._docfile import decode_document, file_name
 
 FOLDER = "memory/vectorstore"
 

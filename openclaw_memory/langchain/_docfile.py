@@ -9,16 +9,15 @@ so only the page content is searched, and citations keep the file's real line nu
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import re
-import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from openclaw_memory.atomic import swap_in
 from openclaw_memory.errors import ContentError, WorkspaceError
 from openclaw_memory.workspace import ResolvedPath, Workspace
 
@@ -134,40 +133,11 @@ def write_file(ws: Workspace, resolved: ResolvedPath, payload: bytes,
     except OSError as exc:
         raise _write_error(resolved, exc) from None
     try:
-        _swap_in(dir_fd, resolved.name, payload, avoid_stat)
+        swap_in(dir_fd, resolved.name, payload, avoid_stat=avoid_stat)
     except OSError as exc:
         raise _write_error(resolved, exc) from None
     finally:
         os.close(dir_fd)
-
-
-def _swap_in(dir_fd: int, name: str, payload: bytes, avoid_stat: tuple[int, int] | None) -> None:
-    # The temp name does not end in ".md": a sync running meanwhile never indexes half a file.
-    temp = f".{name}.{secrets.token_hex(6)}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(temp, flags, 0o644, dir_fd=dir_fd)
-    try:
-        try:
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-            _nudge_mtime(fd, avoid_stat)
-        finally:
-            os.close(fd)
-        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp, dir_fd=dir_fd)
-        raise
-    with contextlib.suppress(OSError):  # durability of the rename; not every FS allows it
-        os.fsync(dir_fd)
-
-
-def _nudge_mtime(fd: int, avoid_stat: tuple[int, int] | None) -> None:
-    info = os.fstat(fd)
-    if avoid_stat is not None and (info.st_size, info.st_mtime_ns) == avoid_stat:
-        os.utime(fd, ns=(info.st_atime_ns, info.st_mtime_ns + 1))
 
 
 def remove_file(ws: Workspace, resolved: ResolvedPath) -> bool:

@@ -22,11 +22,15 @@ from .errors import (
     PathRefusedError,
     ProviderUnavailableError,
     StoreError,
+    SyncCancelledError,
+    WatchError,
     WorkspaceError,
 )
 from .index import ChatType, MemoryIndex
 from .notes import NoteText, WriteResult
+from .triggers import SyncOutcome
 from .types import Chunk, HitExplanation, MemoryFile, SearchHit, SearchResponse, SkippedFile, SyncReport
+from .watch import MemoryWatcher
 
 __version__ = "0.1.0"
 
@@ -43,6 +47,7 @@ __all__ = [
     "MemoryFile",
     "MemoryIndex",
     "MemorySettings",
+    "MemoryWatcher",
     "NoteText",
     "OpenClawMemoryError",
     "PathRefusedError",
@@ -54,8 +59,11 @@ __all__ = [
     "SkippedFile",
     "StoreError",
     "StoreSettings",
+    "SyncCancelledError",
+    "SyncOutcome",
     "SyncReport",
     "SyncSettings",
+    "WatchError",
     "WorkspaceError",
     "WriteResult",
 ]

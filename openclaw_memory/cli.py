@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 from collections.abc import Sequence
@@ -16,6 +17,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .cli_eval import add_eval_parser, run_eval
+from .cli_status import format_status
+from .cli_watch import add_watch_parser, cmd_watch
 from .config import MemorySettings
 from .errors import OpenClawMemoryError
 from .index import MemoryIndex
@@ -36,6 +40,13 @@ def _sample_workspace() -> Path:
     return target
 
 
+def _agent_id(value: str) -> str:
+    # The settings pattern, checked here so a bad id is a usage error, not a traceback.
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}", value):
+        raise argparse.ArgumentTypeError("an agent id is 1-64 letters, digits, '_' or '-'")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="openclaw-memory", description=__doc__.splitlines()[0])
     p.add_argument("--workspace", type=Path, default=None,
@@ -46,9 +57,15 @@ def _parser() -> argparse.ArgumentParser:
                    help="index file (default: a per-workspace file in the state directory)")
     p.add_argument("--provider", choices=["auto", "local", "openai", "none"], default=None,
                    help="embedding provider (default: auto = the offline local model)")
+    p.add_argument("--sessions", action="store_true",
+                   help="also index session transcripts (<workspace>/sessions/*.jsonl)")
+    p.add_argument("--agent", default=None, metavar="ID", type=_agent_id,
+                   help="with --sessions: this agent's transcripts (sessions/<ID>/) and index")
     sub = p.add_subparsers(dest="command", required=True)
     idx = sub.add_parser("index", help="sync the index with the files")
     idx.add_argument("--full", action="store_true", help="rebuild from scratch")
+    idx.add_argument("--force-sessions", action="store_true",
+                     help="re-index grown transcripts now, below the delta thresholds too")
     idx.add_argument("--json", action="store_true")
     s = sub.add_parser("search", help="hybrid search with citations")
     s.add_argument("query")
@@ -56,6 +73,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--min-score", type=float, default=None)
     s.add_argument("--json", action="store_true")
     s.add_argument("--explain", action="store_true", help="show per-hit score factors")
+    s.add_argument("--no-sync", action="store_true",
+                   help="search the index as it is, without syncing first (see `watch`)")
     g = sub.add_parser("get", help="read lines of a memory file")
     g.add_argument("path")
     g.add_argument("--from", dest="from_line", type=int, default=None)
@@ -66,19 +85,28 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--target", choices=["daily", "memory"], default="daily")
     st = sub.add_parser("status", help="what is indexed and how search runs")
     st.add_argument("--json", action="store_true")
+    add_eval_parser(sub)
+    add_watch_parser(sub)
     return p
 
 
-def _open(args: argparse.Namespace) -> MemoryIndex:
+def _workspace(args: argparse.Namespace) -> Path:
     if args.sample:
-        workspace = _sample_workspace()
-    else:
-        workspace = args.workspace or Path(os.environ.get("OPENCLAW_MEMORY_WORKSPACE") or ".")
+        return _sample_workspace()
+    return Path(args.workspace or os.environ.get("OPENCLAW_MEMORY_WORKSPACE") or ".")
+
+
+def _open(args: argparse.Namespace) -> MemoryIndex:
+    workspace = _workspace(args)
     if not workspace.is_dir():
         raise OpenClawMemoryError(f"workspace {workspace} is not a directory")
     overrides: dict[str, Any] = {}
     if args.provider:
         overrides["embedding"] = {"provider": args.provider}
+    if getattr(args, "no_sync", False):  # serve the index as it is (e.g. kept fresh by `watch`)
+        overrides["sync"] = {"on_search": False}
+    if args.sessions or args.agent:
+        overrides["sessions"] = {"enabled": True, "agent_id": args.agent}
     settings = MemorySettings.model_validate({"workspace": workspace, **overrides})
     return MemoryIndex(settings, index_path=args.index)
 
@@ -105,7 +133,7 @@ def _print_json(data: Any) -> None:
 
 
 def _cmd_index(memory: MemoryIndex, args: argparse.Namespace) -> None:
-    report = memory.sync(full=args.full, progress=_Bar())
+    report = memory.sync(full=args.full, progress=_Bar(), force_sessions=args.force_sessions)
     if args.json:
         _print_json(report.as_dict())
         return
@@ -113,6 +141,9 @@ def _cmd_index(memory: MemoryIndex, args: argparse.Namespace) -> None:
     print(f"{kind} {report.scanned} files: {report.indexed} indexed, {report.unchanged} "
           f"unchanged, {report.deleted} deleted, {report.chunks_added} chunks added, "
           f"{report.embedded} embedded ({report.cache_hits} cached) in {report.duration_s:.2f}s")
+    if report.sessions_deferred or report.malformed_lines:
+        print(f"transcripts: {report.sessions_deferred} below the delta thresholds (index "
+              f"--force-sessions), {report.malformed_lines} malformed lines skipped")
     for skipped in report.skipped:
         print(f"skipped {skipped.path}: {skipped.reason}")
     for warning in report.warnings:
@@ -120,13 +151,16 @@ def _cmd_index(memory: MemoryIndex, args: argparse.Namespace) -> None:
 
 
 def _cmd_search(memory: MemoryIndex, args: argparse.Namespace) -> None:
-    memory.sync(progress=_Bar())
+    if not args.no_sync:
+        memory.sync(progress=_Bar())
     response = memory.search(args.query, max_results=args.max_results, min_score=args.min_score)
     if args.json:
         _print_json(response.as_dict(explain=args.explain))
         return
     print(f"mode: {response.mode} ({response.provider}"
           f"{'/' + response.model if response.model else ''}, vectors: {response.vector_path})")
+    if response.stale:
+        print("note: results may be stale (the index has not caught up with the files)")
     for note in response.notes:
         print(f"note: {note}")
     for i, hit in enumerate(response.results, 1):
@@ -158,19 +192,26 @@ def _cmd_status(memory: MemoryIndex, args: argparse.Namespace) -> None:
     if args.json:
         _print_json(status)
         return
-    for key, value in status.items():
-        print(f"{key}: {value}")
+    for line in format_status(status):
+        print(line)
+
+
+def _cmd_watch(memory: MemoryIndex, args: argparse.Namespace) -> None:
+    cmd_watch(memory, args, _Bar())
 
 
 _COMMANDS = {"index": _cmd_index, "search": _cmd_search, "get": _cmd_get, "write": _cmd_write,
-             "status": _cmd_status}
+             "status": _cmd_status, "watch": _cmd_watch}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        with _open(args) as memory:
-            _COMMANDS[args.command](memory, args)
+        if args.command == "eval":  # opens one index per workspace itself
+            run_eval(args, lambda: _workspace(args), _Bar)
+        else:
+            with _open(args) as memory:
+                _COMMANDS[args.command](memory, args)
     except OpenClawMemoryError as exc:
         print(f"openclaw-memory: error: {exc}", file=sys.stderr)
         return EXIT_ERROR

@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
+from .errors import ConfigError
+
 __all__ = [
     "ChunkingSettings",
     "EmbeddingSettings",
@@ -156,11 +158,44 @@ class StoreSettings(_Frozen):
 
 class SyncSettings(_Frozen):
     max_file_bytes: int = Field(20 * 1024 * 1024, ge=1, description="Larger files are skipped.")
+    on_search: bool = Field(
+        True, description="A search while the index is dirty starts a background sync (the "
+        "search itself answers from the current index, marked stale).")
+    on_session_start: bool = Field(
+        True, description="on_session_start() starts a background sync once per session key.")
+    watch_debounce_ms: int = Field(
+        1500, ge=0, description="Watcher: sync once changes have been quiet this long.")
+    interval_minutes: float = Field(
+        0, ge=0, description="Background sync every N minutes while the index is open (0: off).")
 
 
 class SessionSettings(_Frozen):
+    """Session transcripts as a source: where they are, whose they are, when to re-index."""
+
     enabled: bool = Field(False, description="Index session transcripts (source 'sessions').")
-    directory: Path | None = Field(None, description="Folder of *.jsonl; default <workspace>/sessions.")
+    directory: Path | None = Field(
+        None, description="Folder of *.jsonl; `{agent_id}` in it is replaced; default "
+        "<workspace>/sessions, or <workspace>/sessions/<agent_id> when agent_id is set.")
+    agent_id: str | None = Field(
+        None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$",
+        description="Agent whose transcripts are indexed (one index per agent).")
+    delta_bytes: int = Field(
+        100_000, ge=0, description="Re-index a transcript once it grew this many bytes (0: any change).")
+    delta_lines: int = Field(
+        50, ge=0, description="...or this many JSONL lines since it was indexed (0: any change).")
+
+    def resolved_directory(self, workspace: Path) -> Path:
+        """The transcripts folder of this agent (absolute, ``~`` expanded)."""
+        if self.directory is None:
+            base = workspace / "sessions"
+            return base / self.agent_id if self.agent_id else base
+        text = str(self.directory)
+        if "{agent_id}" in text:
+            if self.agent_id is None:
+                raise ConfigError("sessions.directory uses {agent_id} but sessions.agent_id is unset")
+            text = text.replace("{agent_id}", self.agent_id)
+        path = Path(text).expanduser()
+        return path if path.is_absolute() else workspace / path
 
 
 class MemorySettings(_Frozen):

@@ -10,11 +10,14 @@ __all__ = [
     "ConfigError",
     "ContentError",
     "EmbeddingError",
+    "EvalInputError",
     "IndexCorruptError",
     "OpenClawMemoryError",
     "PathRefusedError",
     "ProviderUnavailableError",
     "StoreError",
+    "SyncCancelledError",
+    "WatchError",
     "WorkspaceError",
 ]
 
@@ -25,6 +28,10 @@ class OpenClawMemoryError(Exception):
 
 class ConfigError(OpenClawMemoryError):
     """Settings that cannot work together (e.g. an unknown provider)."""
+
+
+class EvalInputError(OpenClawMemoryError, ValueError):
+    """An evaluation queries file or suite that cannot be scored (the message names the line)."""
 
 
 class ContentError(OpenClawMemoryError, ValueError):
@@ -53,6 +60,15 @@ class StoreError(OpenClawMemoryError):
 
 class IndexCorruptError(StoreError):
     """The index file is not an SQLite database of ours (corrupt or foreign)."""
+
+
+class SyncCancelledError(OpenClawMemoryError):
+    """A background sync stopped between files because its index is closing (nothing is lost:
+    every file is swapped in its own transaction, and the next sync finishes the job)."""
+
+
+class WatchError(OpenClawMemoryError):
+    """The file watcher could not start (e.g. the inotify watch limit is exhausted)."""
 
 
 class EmbeddingError(OpenClawMemoryError):

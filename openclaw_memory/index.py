@@ -12,17 +12,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from .activity import flush_status, record_flush
 from .config import MemorySettings
 from .embeddings.base import EmbeddingProvider
 from .embeddings.cache import CachedProvider
 from .embeddings.factory import ProviderChoice, create_provider
 from .errors import EmbeddingError, IndexCorruptError, OpenClawMemoryError, ProviderUnavailableError
+from .freshness import Freshness
 from .notes import NoteText, WriteResult, append_daily, read_note, write_memory_md
 from .paths import default_index_path
 from .search import SearchRequest, run_search
 from .store import Store
 from .sync import LAST_SYNC_KEY, Progress, Syncer, ensure_not_inside_memory
+from .triggers import SyncOutcome
 from .types import SearchResponse, SyncReport
+from .watch import MemoryWatcher
 from .workspace import Workspace
 
 __all__ = ["ChatType", "MemoryIndex"]
@@ -49,10 +53,10 @@ class MemoryIndex:
         self.settings = settings
         self.workspace = Workspace(
             settings.workspace, settings.extra_paths,
-            sessions_dir=(settings.sessions.directory or settings.workspace / "sessions")
+            sessions_dir=settings.sessions.resolved_directory(settings.workspace)
             if settings.sessions.enabled else None)
-        self.index_path = (index_path or settings.store.path
-                           or default_index_path(settings.workspace)).expanduser().absolute()
+        self.index_path = (index_path or settings.store.path or default_index_path(
+            settings.workspace, settings.sessions.agent_id)).expanduser().absolute()
         ensure_not_inside_memory(self.index_path, settings.workspace)
         self._lock = threading.RLock()
         self.notes: list[str] = []
@@ -61,9 +65,13 @@ class MemoryIndex:
         self._choice: ProviderChoice | None = None
         self._provider: EmbeddingProvider | None = None
         self._synced = False
-        self._dirty = True
         self.last_sync: SyncReport | None = None
         self.last_sync_at: float | None = None
+        # Dirty state and the non-blocking sync triggers (search, session start, interval,
+        # watcher); created last because an interval timer may fire right away.
+        # (main store it belongs to, background store, its provider wrapper)
+        self._background: tuple[Store, Store, EmbeddingProvider | None] | None = None
+        self.freshness = Freshness(self)
 
     @classmethod
     def open(cls, workspace: str | os.PathLike[str] | None = None, *,
@@ -90,16 +98,31 @@ class MemoryIndex:
         try:
             return make()
         except IndexCorruptError as exc:
-            aside = self.index_path.with_name(
-                f"{self.index_path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
-            os.replace(self.index_path, aside)
-            for suffix in ("-wal", "-shm"):
-                with contextlib.suppress(FileNotFoundError):
-                    os.replace(f"{self.index_path}{suffix}", f"{aside}{suffix}")
-            self.notes.append(f"{exc}; moved it to {aside} and rebuilt from the Markdown files")
+            self._set_aside(exc)
             return make()
 
+    def _set_aside(self, exc: IndexCorruptError) -> None:
+        """Move a damaged or foreign index file away (kept for inspection, never deleted)."""
+        aside = self.index_path.with_name(
+            f"{self.index_path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+        os.replace(self.index_path, aside)
+        for suffix in ("-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.replace(f"{self.index_path}{suffix}", f"{aside}{suffix}")
+        self.notes.append(f"{exc}; moved it to {aside} and rebuilt from the Markdown files")
+
+    def _replace_damaged_store(self, exc: IndexCorruptError) -> None:
+        """Damage found after opening (a page no query had read yet): start a new index."""
+        with contextlib.suppress(Exception):
+            self.store.close()
+        self._set_aside(exc)
+        self.store = self._open_store()
+        if isinstance(self._provider, CachedProvider):
+            self._provider.backend = self.store
+
     def close(self) -> None:
+        self.freshness.close()  # stops the watcher, joins a background sync
+        self._drop_background_store()
         self.store.close()
 
     def __enter__(self) -> MemoryIndex:
@@ -110,14 +133,18 @@ class MemoryIndex:
 
     # -- provider -----------------------------------------------------------------------------
     def provider_choice(self) -> ProviderChoice:
+        choice = self._choice
+        if choice is not None:  # lock-free: a search must not wait for a running sync's lock
+            return choice
         with self._lock:
             if self._choice is None:
-                self._choice = self._make_choice()
-                raw = self._choice.provider
+                choice = self._make_choice()
+                raw = choice.provider
                 if raw is not None and self.settings.embedding.cache:
                     self._provider = CachedProvider(raw, self.store)
                 else:
                     self._provider = raw
+                self._choice = choice  # published last: the read above relies on the order
             return self._choice
 
     def _make_choice(self) -> ProviderChoice:
@@ -135,17 +162,110 @@ class MemoryIndex:
         return self._provider
 
     # -- indexing -----------------------------------------------------------------------------
-    def sync(self, *, full: bool = False, progress: Progress | None = None) -> SyncReport:
-        """Bring the index in line with the files (incremental unless ``full``)."""
+    def sync(self, *, full: bool = False, progress: Progress | None = None,
+             force_sessions: bool = False) -> SyncReport:
+        """Bring the index in line with the files (incremental unless ``full``).
+
+        Session transcripts already indexed are re-indexed once they pass the
+        ``sessions.delta_bytes`` / ``delta_lines`` thresholds, or on ``force_sessions``.
+        """
         with self._lock:
+            seq = self.freshness.begin()
             syncer = Syncer(self.settings, self.workspace, self.provider)
-            report = syncer.sync(self.store, full=full, progress=progress)
-            self._synced, self._dirty = True, False
+            try:
+                report = syncer.sync(self.store, full=full, progress=progress,
+                                     force_sessions=force_sessions)
+            except IndexCorruptError as exc:
+                self._replace_damaged_store(exc)
+                report = syncer.sync(self.store, full=full, progress=progress,
+                                     force_sessions=force_sessions)
+            self._synced = True
+            self.freshness.settle(seq)
             self.last_sync, self.last_sync_at = report, time.time()
             return report
 
-    def mark_dirty(self) -> None:
-        self._dirty = True
+    def _background_sync(self, progress: Progress) -> SyncReport:
+        """A sync on a second connection, so searches on ``self.store`` never wait for it
+        (not even while it waits for another process's write lock)."""
+        with self._lock:
+            seq = self.freshness.begin()
+            store, provider = self._background_store()
+            try:
+                report = Syncer(self.settings, self.workspace, provider).sync(
+                    store, progress=progress)
+            except IndexCorruptError:
+                # The foreground path knows how to set a damaged index aside and start anew.
+                self._drop_background_store()
+                return self.sync(progress=progress)
+            if report.full_rebuild:
+                self.store.refresh()
+            self._synced = True
+            self.freshness.settle(seq)
+            self.last_sync, self.last_sync_at = report, time.time()
+            return report
+
+    def _background_store(self) -> tuple[Store, EmbeddingProvider | None]:
+        if self._background is not None and self._background[0] is not self.store:
+            self._drop_background_store()  # the main store was replaced (index set aside)
+        if self._background is None:
+            cfg = self.settings.store
+            store = Store(self.index_path, vector_backend=cfg.vector_backend,
+                          fts_tokenizer=cfg.fts_tokenizer, busy_timeout_ms=cfg.busy_timeout_ms)
+            raw = self.provider_choice().provider
+            # Its own cache wrapper: a rebuild points the wrapper at its temporary database.
+            cached = raw is not None and self.settings.embedding.cache
+            self._background = (self.store, store,
+                                CachedProvider(raw, store) if cached and raw else raw)
+        return self._background[1], self._background[2]
+
+    def _drop_background_store(self) -> None:
+        if self._background is not None:
+            with contextlib.suppress(Exception):
+                self._background[1].close()
+            self._background = None
+
+    def mark_dirty(self, reason: str = "marked dirty") -> None:
+        """Note that the files may have changed; the next search starts a background sync."""
+        self.freshness.mark(reason)
+
+    def sync_in_background(self, reason: str = "requested") -> bool:
+        """Start a sync in a background thread (or join the one running); never blocks."""
+        return self.freshness.request(reason)
+
+    def wait_for_sync(self, timeout: float | None = None) -> bool:
+        """Block until no background sync runs or is queued; False on timeout."""
+        return self.freshness.background.wait(timeout)
+
+    def on_session_start(self, session_key: str | None = None) -> bool:
+        """An agent session began: sync in the background, once per ``session_key``.
+
+        Returns True when a sync was requested (False: already done for this key, or
+        ``sync.on_session_start`` is off). Never blocks.
+        """
+        return self.freshness.session_start(session_key)
+
+    def watch(self, *, on_sync: Callable[[SyncOutcome], None] | None = None,
+              force_polling: bool = False, debounce_ms: int | None = None) -> MemoryWatcher:
+        """Watch the memory files and sync in the background after each burst of changes.
+
+        Returns the running :class:`~openclaw_memory.watch.MemoryWatcher` (the same one if
+        already watching); :meth:`close` or ``watcher.stop()`` ends it. ``on_sync`` is called
+        in the sync thread after every background sync, with its outcome.
+        """
+        return self.freshness.start_watch(on_sync=on_sync, force_polling=force_polling,
+                                          debounce_ms=debounce_ms)
+
+    def record_flush(self, *, appended: int = 0) -> None:
+        """Record a completed pre-compaction memory flush (reported by :meth:`status`)."""
+        record_flush(self.store, appended=appended)
+
+    def pending_sessions(self) -> list[dict[str, Any]]:
+        """Per transcript: ``path, pending_bytes, pending_lines, due, malformed``... (status).
+
+        Lock-free like ``status``: it must answer while a sync holds the index lock.
+        """
+        syncer = Syncer(self.settings, self.workspace, self._provider)
+        return [d.as_dict() for d in syncer.pending_sessions(self.store)]
 
     # -- reading ------------------------------------------------------------------------------
     def search(self, query: str, *, max_results: int | None = None,
@@ -154,8 +274,7 @@ class MemoryIndex:
                path_filter: Callable[[str], bool] | None = None,
                now: datetime | None = None) -> SearchResponse:
         """Hybrid search. Never raises for query text or provider failures."""
-        if not self._synced:
-            self.sync()
+        stale = self.freshness.for_search()  # never waits for a sync, except the first build
         s = self.settings.search
         choice = self.provider_choice()
         citations = s.citations == "on" or (s.citations == "auto" and chat_type == "direct")
@@ -168,7 +287,7 @@ class MemoryIndex:
             now=now or datetime.now(UTC),
             path_filter=self._scope_filter(chat_type, path_filter))
         outcome = run_search(self.store, self.provider, request, s)
-        return self._response(choice, outcome, s.citations)
+        return self._response(choice, outcome, s.citations, stale=stale)
 
     def _scope_filter(self, chat_type: ChatType, extra: Callable[[str], bool] | None,
                       ) -> Callable[[str], bool] | None:
@@ -177,7 +296,8 @@ class MemoryIndex:
         # Curated long-term memory is private: never surfaced in group or channel chats.
         return lambda p: p not in _CURATED and (extra is None or extra(p))
 
-    def _response(self, choice: ProviderChoice, outcome: Any, citations: Any) -> SearchResponse:
+    def _response(self, choice: ProviderChoice, outcome: Any, citations: Any, *,
+                  stale: bool = False) -> SearchResponse:
         provider = self._provider
         notes = list(outcome.notes)
         if choice.unavailable_reason:
@@ -199,7 +319,7 @@ class MemoryIndex:
             results=outcome.hits, provider=provider.id if provider else "none",
             model=provider.model if provider else None, mode=outcome.mode,
             citations=citations, vector_path=self.store.vector_path,
-            fallback=choice.fallback, stale=self._dirty and self._synced,
+            fallback=choice.fallback, stale=stale,
             error=str(error) if error else None, warning=warning, action=action,
             notes=tuple(notes))
 
@@ -218,7 +338,7 @@ class MemoryIndex:
             result = write_memory_md(self.workspace, content)
         else:
             result = append_daily(self.workspace, content, tz=self.settings.timezone, now=now)
-        self._dirty = True
+        self.freshness.mark("written through write()")
         if result.appended:
             self.sync()
         return result
@@ -231,12 +351,13 @@ class MemoryIndex:
         driver = self.store.driver
         raw_last = self.store.meta(LAST_SYNC_KEY)
         last: dict[str, Any] = json.loads(raw_last) if raw_last else {}
-        pending = Syncer(self.settings, self.workspace, provider).pending(self.store)
+        syncer = Syncer(self.settings, self.workspace, provider)
+        pending = syncer.pending(self.store)
         return {
             "workspace": str(self.settings.workspace),
             "index_path": str(self.index_path),
             **self.store.counts(),
-            "dirty": pending > 0 or (self._dirty and self._synced),
+            "dirty": pending > 0 or (self.freshness.dirty and self._synced),
             "pending_files": pending,
             "last_sync_at": last.get("at"),
             "last_sync_duration_s": last.get("duration_s"),
@@ -253,4 +374,15 @@ class MemoryIndex:
             "skipped": last.get("skipped", []),
             "warnings": last.get("warnings", []),
             "notes": list(self.notes),
+            **self._activity_status(syncer, pending),
         }
+
+    def _activity_status(self, syncer: Syncer, pending: int) -> dict[str, Any]:
+        """Why the index is dirty, background sync and watcher state, transcripts, flushes."""
+        extras = self.freshness.status()
+        if pending:
+            extras["dirty_reasons"].insert(0, {
+                "reason": f"{pending} file(s) on disk differ from the index", "since": None})
+        # Lock-free on purpose: status must answer while a background sync holds the lock.
+        extras["transcript_deltas"] = [d.as_dict() for d in syncer.pending_sessions(self.store)]
+        return {**extras, **flush_status(self.store)}

@@ -19,9 +19,14 @@ def state_dir() -> Path:
     return Path(base).expanduser() / "openclaw-memory"
 
 
-def default_index_path(workspace: Path) -> Path:
-    """One index file per workspace, never inside ``memory/`` (it would index itself)."""
+def default_index_path(workspace: Path, agent_id: str | None = None) -> Path:
+    """One index file per workspace (and agent), never inside ``memory/`` (it would index itself).
+
+    Agents sharing a workspace get one index each, as in OpenClaw (``<agentId>.sqlite``), so
+    one agent's transcripts never appear in another agent's searches.
+    """
     resolved = str(workspace.expanduser().resolve())
     digest = hashlib.sha256(resolved.encode()).hexdigest()[:12]
     name = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(resolved).name or "root")[:40]
-    return state_dir() / "indexes" / f"{name}-{digest}.sqlite"
+    agent = f".agent-{agent_id}" if agent_id else ""
+    return state_dir() / "indexes" / f"{name}-{digest}{agent}.sqlite"

@@ -16,7 +16,6 @@ import hashlib
 import json
 import os
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,8 +28,10 @@ from .config import MemorySettings
 from .embeddings.base import EmbeddingProvider
 from .embeddings.cache import CachedProvider
 from .errors import OpenClawMemoryError, PathRefusedError
-from .sessions import flatten_transcript
-from .store import SCHEMA_VERSION, Store
+from .rebuild_files import rebuild_path, remove_stale_rebuilds
+from .session_delta import SessionDelta, SessionState, anchor_of_bytes, is_due, measure_delta
+from .sessions import flatten_transcript, indexable_prefix
+from .store import SCHEMA_VERSION, StaleReadError, Store
 from .tokens import encoding_id
 from .types import Chunk, MemoryFile, SkippedFile, SyncReport
 from .workspace import Workspace
@@ -40,6 +41,10 @@ __all__ = ["Progress", "SyncPlan", "Syncer", "index_fingerprint"]
 Progress = Callable[[int, int, str], None]
 FINGERPRINT_KEY = "fingerprint"
 LAST_SYNC_KEY = "last_sync"
+#: Seconds of timestamp coarseness tolerated by the stat short-circuit (FAT has 2 s mtimes).
+RACY_WINDOW_S = 2.0
+#: Reads of one file per sync when it keeps changing between its read and its commit.
+READ_ATTEMPTS = 3
 
 
 def index_fingerprint(settings: MemorySettings, provider: EmbeddingProvider | None) -> str:
@@ -56,6 +61,11 @@ def index_fingerprint(settings: MemorySettings, provider: EmbeddingProvider | No
         "sources": sorted(["memory", "sessions"] if settings.sessions.enabled else ["memory"]),
         "extra_paths": sorted(str(p) for p in settings.extra_paths),
     }
+    if settings.sessions.enabled:
+        # Another agent's transcripts share index paths (sessions/<basename>) with this one's:
+        # switching folders must rebuild, never leave one agent's rows under the other's name.
+        data["sessions_dir"] = os.path.abspath(
+            settings.sessions.resolved_directory(settings.workspace))
     return json.dumps(data, sort_keys=True)
 
 
@@ -73,6 +83,8 @@ class SyncPlan:
     cache_hits: int = 0
     skipped: list[SkippedFile] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    sessions_deferred: int = 0
+    malformed_lines: int = 0
 
 
 def _decode(data: bytes, path: str, plan: SyncPlan) -> str:
@@ -115,12 +127,6 @@ class Syncer:
     # -- one file ---------------------------------------------------------------------------
     def _chunks(self, file: MemoryFile, data: bytes, plan: SyncPlan) -> tuple[str, list[Chunk]]:
         chunking = self.settings.chunking
-        if file.source == "sessions":
-            transcript = flatten_transcript(data)
-            if transcript.malformed:
-                plan.warnings.append(f"{file.path}: {transcript.malformed} malformed lines skipped")
-            return transcript.hash, chunk_text(transcript.text, path=file.path, source="sessions",
-                                               settings=chunking, line_map=transcript.line_map)
         text = blank_front_matter(_decode(data, file.path, plan))
         file_hash = hashlib.sha256(data).hexdigest()
         return file_hash, chunk_text(text, path=file.path, source="memory", settings=chunking)
@@ -149,43 +155,151 @@ class Syncer:
             fd = os.open(file.abs_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
             with os.fdopen(fd, "rb") as handle:
                 return handle.read(self.settings.sync.max_file_bytes + 1)
-        except FileNotFoundError:
-            plan.skipped.append(SkippedFile(file.path, "vanished during sync"))
         except PathRefusedError:
             plan.skipped.append(SkippedFile(file.path, "refused by the path gate (symlink?)"))
         except OSError as exc:
-            plan.skipped.append(SkippedFile(file.path, f"unreadable: {exc.strerror or exc}"))
+            plan.skipped.append(SkippedFile(file.path, _unreadable(exc)))
         return None
 
-    def _sync_file(self, store: Store, file: MemoryFile, known: Any, plan: SyncPlan) -> None:
-        if known is not None and known.size == file.size and known.mtime_ns == file.mtime_ns:
+    def _sync_file(self, store: Store, file: MemoryFile, known: Any, plan: SyncPlan,
+                   states: dict[str, SessionState], force_sessions: bool = False) -> None:
+        if _stat_unchanged(file, known, states) and not _racy(file, known):
             plan.unchanged += 1
             return
-        data = self._read(file, plan)
+        if file.source == "sessions":
+            self._sync_transcript(store, file, known, plan, states.get(file.path),
+                                  force=force_sessions)
+            return
+        for _attempt in range(READ_ATTEMPTS):
+            if self._index_memory_file(store, file, known, plan):
+                return
+        plan.skipped.append(SkippedFile(file.path, "kept changing during sync"))
+
+    def _index_memory_file(self, store: Store, file: MemoryFile, known: Any,
+                           plan: SyncPlan) -> bool:
+        """Read, chunk and swap in one memory file; False when it moved before the commit.
+
+        The stat taken just before the read is recorded (never a later one: it could
+        describe bytes newer than those indexed), and checked again once the write lock is
+        held. If another process changed the file and indexed it while this one waited, the
+        bytes read here are older than the rows in the index: nothing is written, and the
+        caller reads the file again.
+        """
+        try:
+            before = os.lstat(file.abs_path)
+        except OSError as exc:
+            plan.skipped.append(SkippedFile(file.path, _unreadable(exc)))
+            return True
+        read_at = time.time()  # before the read: see _racy
+        data = self._read_checked(file, plan)
         if data is None:
-            return
-        if len(data) > self.settings.sync.max_file_bytes:
-            plan.skipped.append(SkippedFile(file.path, "grew past the size limit during sync"))
-            return
-        file = replace(file, size=len(data))
+            return True
+        file = replace(file, size=len(data), mtime_ns=before.st_mtime_ns)
         file_hash, chunks = self._chunks(file, data, plan)
         if known is not None and known.hash == file_hash:
-            store.touch_file(file)
+            store.touch_file(file, read_at=read_at)
+            plan.unchanged += 1
+            return True
+        vectors = self._embed(chunks, plan)
+        try:
+            removed, added = store.replace_file(
+                file, file_hash, chunks, vectors, self.model, read_at=read_at,
+                guard=lambda: _same_stat(_lstat(file), before))
+        except StaleReadError:
+            return False
+        plan.indexed += 1
+        plan.chunks_removed += removed
+        plan.chunks_added += added
+        return True
+
+    def _read_checked(self, file: MemoryFile, plan: SyncPlan) -> bytes | None:
+        data = self._read(file, plan)
+        if data is not None and len(data) > self.settings.sync.max_file_bytes:
+            plan.skipped.append(SkippedFile(file.path, "grew past the size limit during sync"))
+            return None
+        return data
+
+    # -- session transcripts ----------------------------------------------------------------
+    def _transcript_delta(self, file: MemoryFile, state: SessionState) -> SessionDelta:
+        cfg = self.settings.sessions
+        try:
+            delta = measure_delta(file.abs_path, file.path, state)
+        except OSError:
+            # Due, so that the read that follows reports why the file cannot be read.
+            return SessionDelta(file.path, 0, 0, due=True)
+        return replace(delta, due=is_due(delta, delta_bytes=cfg.delta_bytes,
+                                         delta_lines=cfg.delta_lines))
+
+    def _sync_transcript(self, store: Store, file: MemoryFile, known: Any, plan: SyncPlan,
+                         state: SessionState | None, *, force: bool) -> None:
+        """Re-index a transcript when new, rewritten, forced or past a delta threshold."""
+        if known is not None and state is not None and not force:
+            delta = self._transcript_delta(file, state)
+            if not delta.due:
+                # No new bytes: only the mtime moved. The stat is not recorded, so that a
+                # forced sync still re-reads it (a same-size edit the anchors cannot see).
+                if delta.pending_bytes:
+                    plan.sessions_deferred += 1
+                else:
+                    plan.unchanged += 1
+                return
+        data = self._read_checked(file, plan)
+        if data is None:
+            return
+        file = replace(file, size=len(data))
+        indexed = indexable_prefix(data)
+        transcript = flatten_transcript(indexed)
+        plan.malformed_lines += transcript.malformed
+        if transcript.malformed:
+            plan.warnings.append(f"{file.path}: {transcript.malformed} malformed lines skipped")
+        session = SessionState(file.path, len(indexed), indexed.count(b"\n"),
+                               transcript.malformed, anchor_of_bytes(indexed))
+        if known is not None and known.hash == transcript.hash:
+            store.touch_file(file, session)
             plan.unchanged += 1
             return
+        chunks = chunk_text(transcript.text, path=file.path, source="sessions",
+                            settings=self.settings.chunking, line_map=transcript.line_map)
         vectors = self._embed(chunks, plan)
-        removed, added = store.replace_file(file, file_hash, chunks, vectors, self.model)
+        removed, added = store.replace_file(file, transcript.hash, chunks, vectors, self.model,
+                                            session)
         plan.indexed += 1
         plan.chunks_removed += removed
         plan.chunks_added += added
 
+    def pending_sessions(self, store: Store) -> list[SessionDelta]:
+        """Every transcript's delta since it was indexed, and whether the next sync takes it.
+
+        For ``status``: ``[d.as_dict() for d in syncer.pending_sessions(store)]`` gives
+        ``path, pending_bytes, pending_lines, new, rewritten, due, indexed_bytes,
+        indexed_lines, malformed`` per transcript (empty when sessions are disabled).
+        """
+        if not self.settings.sessions.enabled:
+            return []
+        cfg = self.settings.sessions
+        found = self.workspace.discover_sessions(max_file_bytes=self.settings.sync.max_file_bytes)
+        known = store.files("sessions")
+        states = store.session_states()
+        out = []
+        for file in found.files:
+            state = states.get(file.path) if file.path in known else None
+            try:
+                delta = measure_delta(file.abs_path, file.path, state)
+            except OSError:
+                continue  # vanished or unreadable: the sync reports it as skipped
+            out.append(replace(delta, due=is_due(delta, delta_bytes=cfg.delta_bytes,
+                                                 delta_lines=cfg.delta_lines)))
+        return out
+
     # -- whole passes -----------------------------------------------------------------------
-    def sync_into(self, store: Store, plan: SyncPlan, progress: Progress | None = None) -> None:
+    def sync_into(self, store: Store, plan: SyncPlan, progress: Progress | None = None, *,
+                  force_sessions: bool = False) -> None:
         files = self._discover(plan)
         known = store.files()
+        states = store.session_states()
         plan.scanned = len(files)
         for i, file in enumerate(files, 1):
-            self._sync_file(store, file, known.get(file.path), plan)
+            self._sync_file(store, file, known.get(file.path), plan, states, force_sessions)
             if progress is not None:
                 progress(i, len(files), file.path)
         present = {f.path for f in files}
@@ -196,8 +310,13 @@ class Syncer:
         plan.deleted += len(gone)
 
     def sync(self, store: Store, *, full: bool = False, progress: Progress | None = None,
-             ) -> SyncReport:
-        """Incremental sync, or a safe rebuild when forced or the fingerprint changed."""
+             force_sessions: bool = False) -> SyncReport:
+        """Incremental sync, or a safe rebuild when forced or the fingerprint changed.
+
+        Transcripts already indexed wait for their delta thresholds unless ``force_sessions``
+        (every changed transcript is re-read; unchanged content is still not re-embedded). A
+        rebuild, hence ``full`` and the first sync, indexes every transcript (backfill).
+        """
         started = time.perf_counter()
         plan = SyncPlan()
         fingerprint = index_fingerprint(self.settings, self.provider)
@@ -213,7 +332,7 @@ class Syncer:
         if reason is None:
             if stored is None:
                 store.set_meta({FINGERPRINT_KEY: fingerprint})
-            self.sync_into(store, plan, progress)
+            self.sync_into(store, plan, progress, force_sessions=force_sessions)
         else:
             self._rebuild(store, plan, fingerprint, progress)
         report = _report(plan, time.perf_counter() - started, reason)
@@ -225,14 +344,19 @@ class Syncer:
         plan = SyncPlan()
         files = self._discover(plan)
         known = store.files()
-        changed = sum(1 for f in files if (row := known.get(f.path)) is None
-                      or (row.size, row.mtime_ns) != (f.size, f.mtime_ns))
+        states = store.session_states()
+        changed = sum(1 for f in files if not _stat_unchanged(f, known.get(f.path), states)
+                      and not self._deferred(f, known.get(f.path), states))
         present = {f.path for f in files}
         return changed + sum(1 for p in known if p not in present)
 
     def _rebuild(self, store: Store, plan: SyncPlan, fingerprint: str,
                  progress: Progress | None) -> None:
-        tmp = store.path.with_name(f"{store.path.name}.rebuild-{uuid.uuid4().hex[:8]}")
+        leftovers = remove_stale_rebuilds(store.path)
+        if leftovers:
+            plan.warnings.append(f"removed {len(leftovers)} leftover file(s) of an interrupted "
+                                 f"rebuild: {', '.join(sorted(leftovers))}")
+        tmp = rebuild_path(store.path)
         fresh = Store(tmp, vector_backend=self.settings.store.vector_backend,
                       fts_tokenizer=self.settings.store.fts_tokenizer)
         try:
@@ -253,6 +377,52 @@ class Syncer:
                     os.unlink(f"{tmp}{suffix}")
 
 
+    def _deferred(self, file: MemoryFile, known: Any, states: dict[str, SessionState]) -> bool:
+        """A changed transcript that the next sync leaves alone (below its thresholds)."""
+        state = states.get(file.path)
+        if file.source != "sessions" or known is None or state is None:
+            return False
+        return not self._transcript_delta(file, state).due
+
+
+def _racy(file: MemoryFile, known: Any) -> bool:
+    """True when the recorded stat cannot prove that a memory file is unchanged.
+
+    A same-size rewrite within one timestamp tick of the read that produced the rows keeps
+    size and mtime as recorded (git's "racy clean" entries). So a stat recorded less than
+    :data:`RACY_WINDOW_S` before that read is not trusted: the file is read and hashed again
+    (nothing is re-embedded when the hash matches) until a sync reads it well after its
+    last write, which records a stat that can be trusted.
+    """
+    return file.source == "memory" and known.mtime_ns >= (known.indexed_at - RACY_WINDOW_S) * 1e9
+
+
+def _unreadable(exc: OSError) -> str:
+    """One spelling per cause (as discovery's), so that reports can count them."""
+    if isinstance(exc, FileNotFoundError):
+        return "vanished during sync"
+    return f"unreadable: {(exc.strerror or type(exc).__name__).lower()}"
+
+
+def _lstat(file: MemoryFile) -> os.stat_result | None:
+    try:
+        return os.lstat(file.abs_path)
+    except OSError:
+        return None
+
+
+def _same_stat(now: os.stat_result | None, before: os.stat_result) -> bool:
+    return now is not None and (now.st_ino, now.st_size, now.st_mtime_ns, now.st_ctime_ns) == (
+        before.st_ino, before.st_size, before.st_mtime_ns, before.st_ctime_ns)
+
+
+def _stat_unchanged(file: MemoryFile, known: Any, states: dict[str, SessionState]) -> bool:
+    if known is None or (known.size, known.mtime_ns) != (file.size, file.mtime_ns):
+        return False
+    # A transcript indexed before delta tracking existed has no baseline yet: record one.
+    return file.source != "sessions" or file.path in states
+
+
 def _diff(old: str, new: str) -> str:
     try:
         a, b = json.loads(old), json.loads(new)
@@ -268,7 +438,8 @@ def _report(plan: SyncPlan, duration: float, reason: str | None) -> SyncReport:
         deleted=plan.deleted, chunks_added=plan.chunks_added,
         chunks_removed=plan.chunks_removed, embedded=plan.embedded, cache_hits=plan.cache_hits,
         full_rebuild=reason is not None, rebuild_reason=reason, duration_s=duration,
-        skipped=tuple(plan.skipped), warnings=tuple(plan.warnings))
+        skipped=tuple(plan.skipped), warnings=tuple(plan.warnings),
+        sessions_deferred=plan.sessions_deferred, malformed_lines=plan.malformed_lines)
 
 
 def ensure_not_inside_memory(index_path: Path, workspace: Path) -> None:

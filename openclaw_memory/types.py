@@ -161,6 +161,10 @@ class SyncReport:
     duration_s: float = 0.0
     skipped: tuple[SkippedFile, ...] = field(default_factory=tuple)
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    #: Transcripts that grew but stay below the delta thresholds (left for a later sync).
+    sessions_deferred: int = 0
+    #: Damaged JSONL lines skipped in the transcripts read by this sync.
+    malformed_lines: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -171,4 +175,5 @@ class SyncReport:
             "rebuild_reason": self.rebuild_reason, "duration_s": round(self.duration_s, 4),
             "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
             "warnings": list(self.warnings),
+            "sessions_deferred": self.sessions_deferred, "malformed_lines": self.malformed_lines,
         }

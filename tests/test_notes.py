@@ -7,7 +7,6 @@ import fcntl
 import multiprocessing
 import os
 import stat
-import tempfile
 import threading
 import time
 from datetime import UTC, datetime
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from privileges import CAN_TEST_PERMISSIONS, unprivileged_copy
 
 from openclaw_memory.errors import (
     ConfigError,
@@ -32,22 +32,6 @@ from openclaw_memory.notes import (
 )
 from openclaw_memory.workspace import Workspace
 
-
-def _permissions_enforced() -> bool:
-    """False when running as root with its usual capabilities: chmod then cannot lock us out."""
-    with tempfile.TemporaryDirectory() as folder:
-        locked = Path(folder) / "locked"
-        locked.mkdir(mode=0)
-        try:
-            os.listdir(locked)
-        except PermissionError:
-            return True
-        finally:
-            locked.chmod(0o700)
-    return False
-
-
-PERMISSIONS_IGNORED = not _permissions_enforced()
 NOON = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 DAILY = "memory/2024-05-01.md"
 
@@ -298,16 +282,25 @@ def test_read_only_file_system_is_a_workspace_error(
 
 
 @pytest.mark.skipif(
-    PERMISSIONS_IGNORED,
-    reason="permissions are not enforced (root): nothing can be made read-only",
+    not CAN_TEST_PERMISSIONS,
+    reason="running as root with no 'nobody' user to drop to: nothing can be made read-only",
 )
-def test_read_only_workspace_folder_is_a_workspace_error(root: Path, ws: Workspace) -> None:
-    root.chmod(0o555)
-    try:
-        with pytest.raises(WorkspaceError, match="read-only"):
-            append_daily(ws, "x", now=NOON, tz="UTC")
-    finally:
-        root.chmod(0o755)
+def test_read_only_workspace_folder_is_a_workspace_error(root: Path) -> None:
+    # As root, the append runs as 'nobody' over a copy that nobody owns.
+    with unprivileged_copy(root) as (copy, run):
+        def append() -> str | None:
+            try:
+                append_daily(Workspace(copy), "x", now=NOON, tz="UTC")
+            except WorkspaceError as exc:
+                return str(exc)
+            return None
+
+        copy.chmod(0o555)
+        try:
+            error = run(append)
+        finally:
+            copy.chmod(0o755)
+    assert error is not None and "read-only" in error
 
 
 def _normalised_lines(note: str) -> list[str]:

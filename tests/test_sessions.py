@@ -6,6 +6,9 @@ import hashlib
 import json
 import multiprocessing
 import os
+import subprocess
+import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +24,13 @@ from langchain_core.messages import (
     messages_to_dict,
 )
 
-from openclaw_memory.errors import WorkspaceError
-from openclaw_memory.sessions import append_messages, flatten_transcript, message_text
+from openclaw_memory.errors import ContentError, WorkspaceError
+from openclaw_memory.sessions import (
+    append_messages,
+    flatten_transcript,
+    indexable_prefix,
+    message_text,
+)
 
 
 def jsonl(*records: Any) -> bytes:
@@ -306,3 +314,151 @@ def test_two_processes_appending_messages_never_interleave(tmp_path: Path) -> No
             # Each call's two messages stay adjacent: one write per call, under the lock.
             position = lines.index(f"User: {who} {index}")
             assert lines[position + 1] == f"Assistant: ack {who} {index}"
+
+
+def test_append_messages_round_trips_unicode_multiline_blocks_and_tool_calls(
+        tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    call = {"name": "memory_search", "args": {"query": "Zürich"}, "id": "call-1",
+            "type": "tool_call"}
+    messages = [
+        HumanMessage("Grüße aus Zürich 🚀\n\n東京の天気は？\r\n  مرحبا  "),
+        AIMessage(content=[
+            {"type": "text", "text": "Checking…\nsecond line"},
+            {"type": "tool_use", "id": "call-1", "name": "memory_search", "input": {}},
+            {"type": "reasoning", "reasoning": "hidden"},
+            {"type": "text", "text": "e\u0301 (combining) and ß"},
+        ], tool_calls=[call]),
+        ToolMessage("tool output that must not be indexed", tool_call_id="call-1"),
+        AIMessage("Sunny in 東京.", name="planner"),
+    ]
+    assert append_messages(path, messages) == 4
+    result = flatten_transcript(path.read_bytes())
+    assert result.text.split("\n") == [
+        "User: Grüße aus Zürich 🚀 東京の天気は？ مرحبا",
+        "Assistant: Checking… second line e\u0301 (combining) and ß",
+        "Assistant: Sunny in 東京.",
+    ]
+    assert (result.line_map, result.malformed) == ((1, 2, 4), 0)
+    records = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    # The transcript stays complete: tool calls and results are kept, outside the text.
+    assert records[1]["message"]["tool_calls"] == [call]
+    assert records[2]["message"]["tool_call_id"] == "call-1"
+    assert records[3]["message"]["name"] == "planner"
+    assert "東京" in path.read_text("utf-8")  # stored as UTF-8, not \\u escapes
+
+
+def test_append_messages_accepts_a_string_path_and_any_iterable(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    assert append_messages(str(path), (m for m in [HumanMessage("a"), AIMessage("b")])) == 2
+    assert flatten_transcript(path.read_bytes()).messages == 2
+
+
+@pytest.mark.parametrize("bad", ["just a string", {"role": "user", "content": "x"}, None])
+def test_append_messages_refuses_what_is_not_a_message_and_writes_nothing(
+        tmp_path: Path, bad: Any) -> None:
+    path = tmp_path / "t.jsonl"
+    with pytest.raises(ContentError, match="LangChain messages"):
+        append_messages(path, [HumanMessage("ok"), bad])
+    assert not path.exists()
+
+
+def test_append_messages_refuses_a_symlinked_folder(tmp_path: Path) -> None:
+    real = tmp_path / "elsewhere"
+    real.mkdir()
+    (tmp_path / "sessions").symlink_to(real)
+    with pytest.raises(WorkspaceError, match="symlink"):
+        append_messages(tmp_path / "sessions" / "t.jsonl", [HumanMessage("x")])
+    assert list(real.iterdir()) == []
+
+
+def test_append_messages_refuses_a_dangling_symlink(tmp_path: Path) -> None:
+    (tmp_path / "t.jsonl").symlink_to(tmp_path / "missing.jsonl")
+    with pytest.raises(WorkspaceError, match="symlink"):
+        append_messages(tmp_path / "t.jsonl", [HumanMessage("x")])
+    assert not (tmp_path / "missing.jsonl").exists()
+
+
+def test_append_messages_refuses_a_fifo_without_hanging(tmp_path: Path) -> None:
+    fifo = tmp_path / "t.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(WorkspaceError, match="not a regular file"):
+        append_messages(fifo, [HumanMessage("x")])
+
+
+HOLD_LOCK = """
+import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+fcntl.flock(fd, fcntl.LOCK_EX)
+os.write(fd, sys.argv[2][:30].encode())     # half a record, under the lock
+print("locked", flush=True)
+sys.stdin.readline()                        # until the test says go
+os.write(fd, sys.argv[2][30:].encode() + b"\\n")
+os.close(fd)                                # releases the lock
+"""
+
+
+def _waits_for_flock(path: Path, thread: threading.Thread) -> bool:
+    """True once /proc/locks shows a blocked flock on ``path``; False if the thread ended."""
+    inode = f":{path.stat().st_ino} "
+    for _ in range(10_000):  # bounded; each turn yields the CPU
+        if not thread.is_alive():
+            return False
+        locks = Path("/proc/locks").read_text()
+        if any("->" in line and "FLOCK" in line and inode in line
+               for line in locks.splitlines()):
+            return True
+        thread.join(timeout=0.001)
+    return False
+
+
+def test_append_messages_waits_for_another_process_holding_the_lock(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    held = json.dumps(msg("user", "written by the lock holder"))
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(path), held],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdin is not None
+    assert holder.stdout.readline() == "locked\n"
+    errors: list[BaseException] = []
+
+    def ours() -> None:
+        try:
+            append_messages(path, [AIMessage("written after the lock was released")])
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=ours)
+    thread.start()
+    try:
+        # Let the holder finish only once the kernel lists our append as waiting for it.
+        assert _waits_for_flock(path, thread), "append_messages did not wait for the lock"
+        holder.stdin.write("go\n")
+        holder.stdin.flush()
+        assert holder.wait(timeout=60) == 0
+    finally:
+        if holder.poll() is None:
+            holder.kill()  # releases the lock: the thread below cannot hang
+        holder.wait()
+    thread.join(timeout=60)
+    assert not thread.is_alive() and errors == []
+    # Had we not waited, our record would have split the holder's half-written one.
+    result = flatten_transcript(path.read_bytes())
+    assert result.text.split("\n") == [
+        "User: written by the lock holder", "Assistant: written after the lock was released"]
+    assert (result.line_map, result.malformed) == ((1, 2), 0)
+
+
+# ---------------------------------------------------------------------------- indexable prefix
+
+
+@pytest.mark.parametrize(("data", "kept"), [
+    (b'{"type": "message"}\n{"type": "mess', b'{"type": "message"}\n'),  # being written
+    (b'{"type": "message"}\n{"a": 1}', b'{"type": "message"}\n{"a": 1}'),  # no final newline
+    (b'{"type": "message"}\n', b'{"type": "message"}\n'),
+    (b'{"half', b""),
+    (b"", b""),
+    (b'{"a": 1}\n  ', b'{"a": 1}\n  '),  # trailing blanks are not a record
+])
+def test_indexable_prefix_leaves_out_only_a_record_still_being_written(
+        data: bytes, kept: bytes) -> None:
+    assert indexable_prefix(data) == kept

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 import time
 from collections.abc import Iterator
 from datetime import date
@@ -13,26 +12,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from privileges import CAN_TEST_PERMISSIONS, unprivileged_copy
 
 from openclaw_memory.errors import PathRefusedError
 from openclaw_memory.workspace import IGNORED_DIR_NAMES, Workspace, is_daily
-
-
-def _permissions_enforced() -> bool:
-    """False when running as root with its usual capabilities: chmod then cannot lock us out."""
-    with tempfile.TemporaryDirectory() as folder:
-        locked = Path(folder) / "locked"
-        locked.mkdir(mode=0)
-        try:
-            os.listdir(locked)
-        except PermissionError:
-            return True
-        finally:
-            locked.chmod(0o700)
-    return False
-
-
-PERMISSIONS_IGNORED = not _permissions_enforced()
 
 
 def write(path: Path, text: str = "note\n") -> Path:
@@ -531,16 +514,18 @@ def test_discovery_reports_a_file_removed_mid_walk(
 
 
 @pytest.mark.skipif(
-    PERMISSIONS_IGNORED,
-    reason="permissions are not enforced (root): nothing can be made unreadable",
+    not CAN_TEST_PERMISSIONS,
+    reason="running as root with no 'nobody' user to drop to: nothing can be made unreadable",
 )
 def test_discovery_reports_a_folder_it_cannot_read(root: Path) -> None:
-    locked = write(root / "memory" / "locked" / "x.md").parent
-    locked.chmod(0)
-    try:
-        result = Workspace(root).discover()
-    finally:
-        locked.chmod(0o755)
+    # As root, discovery runs as 'nobody' over a copy that nobody owns, but not 'locked/'.
+    with unprivileged_copy(root) as (ws, run):
+        locked = write(ws / "memory" / "locked" / "x.md").parent
+        locked.chmod(0)
+        try:
+            result = run(Workspace(ws).discover)
+        finally:
+            locked.chmod(0o755)
     assert ("memory/locked", "unreadable: permission denied") in {
         (s.path, s.reason) for s in result.skipped
     }

@@ -44,6 +44,7 @@ from langchain_core.messages.tool import ToolCall
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langchain_core.tools import BaseTool
 
+from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.index import ChatType, MemoryIndex
 from openclaw_memory.langchain._common import CitationMode
 from openclaw_memory.langchain.tools import memory_tools
@@ -295,6 +296,10 @@ class MemoryFlush:
     def _done(self, state: Any, report: FlushReport) -> dict[str, Any]:
         logger.info("memory flush: %d note(s) appended, %d model call(s), silent=%s",
                     report.appended, report.rounds, report.silent)
+        try:  # for `status`; bookkeeping must never fail the user's turn
+            self.index.record_flush(appended=report.appended)
+        except OpenClawMemoryError as exc:
+            logger.warning("could not record the memory flush in the index: %s", exc)
         return {"memory_flush_at": time.time(),
                 "memory_flush_compaction_count": int(state_get(state, "compaction_count", 0) or 0)}
 

@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import IndexCorruptError, StoreError
+from .schema import check_identity
 
 __all__ = ["DISABLE_VEC_ENV", "DriverInfo", "connect", "probe_driver"]
 
@@ -92,6 +93,14 @@ def probe_driver(allow_vec: bool = True) -> DriverInfo:
     return DriverInfo(module.__name__, module, module.sqlite_version, False, None, why)
 
 
+def _refuse_foreign(conn: Any) -> None:
+    try:
+        check_identity(conn)
+    except IndexCorruptError:
+        conn.close()
+        raise
+
+
 def connect(path: Path | str, driver: DriverInfo, *, busy_timeout_ms: int, load_vec: bool) -> Any:
     """Open ``path`` in WAL mode with a busy timeout; load vec0 when asked and possible."""
     try:
@@ -101,6 +110,9 @@ def connect(path: Path | str, driver: DriverInfo, *, busy_timeout_ms: int, load_
         )
         conn.execute(f"pragma busy_timeout = {int(busy_timeout_ms)}")
         if str(path) != ":memory:":
+            # Refuse a foreign database *before* switching it to WAL, which rewrites its
+            # header: a mistyped --index must not modify another application's file.
+            _refuse_foreign(conn)
             conn.execute("pragma journal_mode = wal")
         conn.execute("pragma synchronous = normal")
         conn.execute("pragma foreign_keys = on")

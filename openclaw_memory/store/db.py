@@ -11,7 +11,7 @@ import contextlib
 import hashlib
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,15 +20,20 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import IndexCorruptError, StoreError
+from ..session_delta import SessionState
 from ..textsearch import fts_body
 from ..types import Chunk, MemoryFile
 from .connection import DriverInfo, connect, probe_driver
 from .schema import migrate
 from .vectors import NumpyVectors, Vec0Vectors, VectorHits, placeholders
 
-__all__ = ["ChunkRow", "FileRow", "Store"]
+__all__ = ["ChunkRow", "FileRow", "StaleReadError", "Store"]
 
 FloatArray = npt.NDArray[np.float32]
+
+
+class StaleReadError(StoreError):
+    """A write was abandoned because its file changed after it was read (see ``guard``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +44,7 @@ class FileRow:
     mtime_ns: int
     size: int
     chunks: int
+    indexed_at: float = 0.0  # when the indexed bytes were read (see sync's racy-stat check)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +110,11 @@ class Store:
                     "insert into meta(key, value) values('generation', '1') on conflict(key) "
                     "do update set value = cast(value as integer) + 1")
                 conn.execute("commit")
-            except BaseException:
+            except BaseException as exc:
                 with contextlib.suppress(Exception):
                     conn.execute("rollback")
+                if _is_corruption(exc):
+                    raise IndexCorruptError(f"the index file is damaged: {exc}") from exc
                 raise
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
@@ -114,6 +122,8 @@ class Store:
             try:
                 return list(self._conn.execute(sql, tuple(params)).fetchall())
             except self.driver.errors as exc:
+                if _is_corruption(exc):
+                    raise IndexCorruptError(f"the index file is damaged: {exc}") from exc
                 raise StoreError(f"index query failed: {exc}") from exc
 
     # -- meta -----------------------------------------------------------------------------
@@ -133,22 +143,44 @@ class Store:
 
     # -- files and chunks -----------------------------------------------------------------
     def files(self, source: str | None = None) -> dict[str, FileRow]:
-        sql = "select path, source, hash, mtime_ns, size, chunks from files"
+        sql = "select path, source, hash, mtime_ns, size, chunks, indexed_at from files"
         rows = self.query(sql + " where source = ?", (source,)) if source else self.query(sql)
         return {r[0]: FileRow(*r) for r in rows}
 
     def replace_file(self, file: MemoryFile, file_hash: str, chunks: Sequence[Chunk],
-                     vectors: FloatArray | None, model: str) -> tuple[int, int]:
-        """Swap one file's rows in a single transaction; returns (removed, added) chunks."""
+                     vectors: FloatArray | None, model: str,
+                     session: SessionState | None = None,
+                     read_at: float | None = None,
+                     guard: Callable[[], bool] | None = None) -> tuple[int, int]:
+        """Swap one file's rows in a single transaction; returns (removed, added) chunks.
+
+        ``guard`` runs once the write lock is held; when it returns False nothing is written
+        and :class:`StaleReadError` is raised. Sync passes "the file has not moved since it
+        was read": another process may have indexed newer bytes while this one waited for
+        the lock, and an older read must not replace them.
+
+        ``read_at`` is when the file's bytes were read (default: now); sync uses it to spot
+        stats recorded too close to a write to be trusted.
+
+        ``session`` (transcripts only) is recorded in the same transaction, so the delta
+        baseline always describes the rows that are in the index.
+        """
         with self.write() as conn:
+            if guard is not None and not guard():
+                raise StaleReadError(f"{file.path} changed after it was read")
+            if session is not None:
+                _record_session(conn, session)
             removed = self._delete_path(conn, file.path)
             now = time.time()
             dims = None if vectors is None or vectors.size == 0 else int(vectors.shape[1])
             if dims is not None and self.driver.vec_loadable:
                 self._vec0.ensure_table(conn, dims)
+            # One float32 conversion per file, and one vec0 statement per file, not per chunk.
+            matrix = None if dims is None or vectors is None else vectors.astype(
+                np.float32, copy=False)
+            vec_rows: list[tuple[int, str, bytes]] = []
             for i, chunk in enumerate(chunks):
-                blob = None if dims is None or vectors is None else vectors[i].astype(
-                    np.float32).tobytes()
+                blob = None if matrix is None else matrix[i].tobytes()
                 cid = chunk_id(chunk, model)
                 cur = conn.execute(
                     "insert into chunks(id, path, source, start_line, end_line, hash, model, "
@@ -159,20 +191,27 @@ class Store:
                 conn.execute("insert into chunks_fts(rowid, body) values (?, ?)",
                              (rowid, fts_body(chunk.text)))
                 if blob is not None and self.driver.vec_loadable:
-                    self._vec0.insert(conn, [(rowid, chunk.source, blob)])
+                    vec_rows.append((rowid, chunk.source, blob))
+            if vec_rows:
+                self._vec0.insert(conn, vec_rows)
             conn.execute(
                 "insert into files(path, source, hash, mtime_ns, size, chunks, indexed_at) "
                 "values (?,?,?,?,?,?,?) on conflict(path) do update set source=excluded.source, "
                 "hash=excluded.hash, mtime_ns=excluded.mtime_ns, size=excluded.size, "
                 "chunks=excluded.chunks, indexed_at=excluded.indexed_at",
-                (file.path, file.source, file_hash, file.mtime_ns, file.size, len(chunks), now))
+                (file.path, file.source, file_hash, file.mtime_ns, file.size, len(chunks),
+                 now if read_at is None else read_at))
         return removed, len(chunks)
 
-    def touch_file(self, file: MemoryFile) -> None:
+    def touch_file(self, file: MemoryFile, session: SessionState | None = None,
+                   read_at: float | None = None) -> None:
         """Record a new mtime/size for a file whose content hash did not change."""
         with self.write() as conn:
-            conn.execute("update files set mtime_ns = ?, size = ? where path = ?",
-                         (file.mtime_ns, file.size, file.path))
+            if session is not None:
+                _record_session(conn, session)
+            conn.execute("update files set mtime_ns = ?, size = ?, indexed_at = ? where path = ?",
+                         (file.mtime_ns, file.size, time.time() if read_at is None else read_at,
+                          file.path))
 
     def delete_files(self, paths: Sequence[str]) -> int:
         removed = 0
@@ -180,6 +219,7 @@ class Store:
             with self.write() as conn:
                 removed += self._delete_path(conn, path)
                 conn.execute("delete from files where path = ?", (path,))
+                conn.execute("delete from session_state where path = ?", (path,))
         return removed
 
     def _delete_path(self, conn: Any, path: str) -> int:
@@ -190,6 +230,12 @@ class Store:
                 self._vec0.delete(conn, rowids)
             conn.execute("delete from chunks where path = ?", (path,))
         return len(rowids)
+
+    def session_states(self) -> dict[str, SessionState]:
+        """What each indexed transcript looked like when indexed (the delta baselines)."""
+        rows = self.query("select path, indexed_bytes, indexed_lines, malformed, anchor "
+                          "from session_state")
+        return {r[0]: SessionState(*r) for r in rows}
 
     def chunks(self, rowids: Sequence[int]) -> dict[int, ChunkRow]:
         if not rowids:
@@ -219,9 +265,13 @@ class Store:
         """bm25 of the given chunks for ``match`` (absent when they do not match)."""
         if not rowids:
             return {}
-        sql = (f"select rowid, bm25(chunks_fts) from chunks_fts where chunks_fts match ? "
-               f"and rowid in ({placeholders(len(rowids))})")
-        return {int(a): float(b) for a, b in self.query(sql, (match, *rowids))}
+        # FTS5 pushes a rowid range down into its doclist scan but not an IN list, which it
+        # tests row by row after scoring: the range and a set filter here cost about half.
+        wanted = set(rowids)
+        sql = ("select rowid, bm25(chunks_fts) from chunks_fts where chunks_fts match ? "
+               "and rowid between ? and ?")
+        rows = self.query(sql, (match, min(wanted), max(wanted)))
+        return {int(a): float(b) for a, b in rows if a in wanted}
 
     def cosines(self, query: FloatArray, rowids: Sequence[int]) -> dict[int, float]:
         """Cosine of the query with the stored vectors of the given chunks."""
@@ -295,12 +345,37 @@ class Store:
             self._numpy.invalidate()
             self._vec0 = Vec0Vectors()
 
+    def refresh(self) -> None:
+        """Drop cached vector state: another connection replaced the database wholesale
+        (a rebuild's backup may leave the generation counter at a value seen before)."""
+        with self._lock:
+            self._numpy.invalidate()
+            self._vec0 = Vec0Vectors()
+
     def prune_cache(self, max_entries: int) -> int:
         with self.write() as conn:
             cur = conn.execute(
                 "delete from embedding_cache where rowid in (select rowid from embedding_cache "
                 "order by updated_at desc limit -1 offset ?)", (max_entries,))
             return int(cur.rowcount)
+
+
+def _record_session(conn: Any, state: SessionState) -> None:
+    conn.execute(
+        "insert into session_state(path, indexed_bytes, indexed_lines, malformed, anchor, "
+        "indexed_at) values (?,?,?,?,?,?) on conflict(path) do update set "
+        "indexed_bytes=excluded.indexed_bytes, indexed_lines=excluded.indexed_lines, "
+        "malformed=excluded.malformed, anchor=excluded.anchor, indexed_at=excluded.indexed_at",
+        (state.path, state.indexed_bytes, state.indexed_lines, state.malformed, state.anchor,
+         time.time()))
+
+
+def _is_corruption(exc: BaseException) -> bool:
+    """SQLITE_CORRUPT / SQLITE_NOTADB: damage found in pages that opening did not read."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in (11, 26)
+    return "malformed" in str(exc) or "not a database" in str(exc)
 
 
 def chunk_id(chunk: Chunk, model: str) -> str:

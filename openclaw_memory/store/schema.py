@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import IndexCorruptError
 
-__all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "migrate"]
+__all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "check_identity", "migrate"]
 
 #: Written to the SQLite header so a foreign database is recognised before we touch it.
 APPLICATION_ID = 0x4F434D45  # "OCME"
@@ -40,6 +40,15 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
                pending_bytes integer not null default 0,
                pending_messages integer not null default 0)""",
     ),
+    (
+        # Schema 1's session_state was never written; it is replaced by what a transcript
+        # looked like when it was indexed, so the delta thresholds survive restarts.
+        "drop table session_state",
+        """create table session_state(
+               path text primary key, indexed_bytes integer not null,
+               indexed_lines integer not null, malformed integer not null default 0,
+               anchor text not null, indexed_at real not null)""",
+    ),
 )
 
 SCHEMA_VERSION = len(_MIGRATIONS)
@@ -52,7 +61,8 @@ def _fts_ddl(tokenizer: str) -> str:
     return f"create virtual table if not exists chunks_fts using fts5(body, tokenize='{tok}')"
 
 
-def _check_identity(conn: Any) -> int:
+def check_identity(conn: Any) -> int:
+    """The schema version of an index of ours; IndexCorruptError for anything else."""
     app_id = conn.execute("pragma application_id").fetchone()[0]
     version = int(conn.execute("pragma user_version").fetchone()[0])
     tables = {r[0] for r in conn.execute("select name from sqlite_master where type='table'")}
@@ -67,11 +77,11 @@ def _check_identity(conn: Any) -> int:
 
 def migrate(conn: Any, *, fts_tokenizer: str) -> None:
     """Bring the schema to :data:`SCHEMA_VERSION`; refuse databases that are not ours."""
-    version = _check_identity(conn)
+    version = check_identity(conn)
     if version < SCHEMA_VERSION:
         conn.execute("begin immediate")
         try:
-            version = _check_identity(conn)  # another process may have migrated meanwhile
+            version = check_identity(conn)  # another process may have migrated meanwhile
             for statements in _MIGRATIONS[version:]:
                 for sql in statements:
                     conn.execute(sql)

@@ -25,8 +25,8 @@ from langchain_core.messages import (
 )
 
 from openclaw_memory.errors import ContentError, WorkspaceError
+from openclaw_memory.session_writer import append_messages
 from openclaw_memory.sessions import (
-    append_messages,
     flatten_transcript,
     indexable_prefix,
     message_text,

@@ -468,7 +468,7 @@ WRITER = textwrap.dedent("""
     import sys
     from pathlib import Path
     from langchain_core.messages import AIMessage, HumanMessage
-    from openclaw_memory.sessions import append_messages
+    from openclaw_memory.session_writer import append_messages
     path = Path(sys.argv[1])
     for i in range(300):
         append_messages(path, [HumanMessage(f"question {i} about kiwis"),

@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import machine_report, percentile
-from watchfiles._rust_notify import RustNotify
+from watchfiles import watch
 
 from openclaw_memory import MemoryIndex
 
@@ -73,11 +73,15 @@ def inotify_watches() -> int:
 
 
 def naive_recursive_watches(root: Path) -> tuple[int, int]:
-    """(descriptors, inotify watches) of one recursive RustNotify on the workspace root."""
+    """(descriptors, inotify watches) of one recursive ``watchfiles.watch`` on the root."""
     gc.collect()  # a stopped notifier's descriptors go when its object is collected
     fds, watches = fd_count(), inotify_watches()
-    with RustNotify([str(root)], False, False, 300, True, False):
+    batches = watch(root, watch_filter=None, rust_timeout=1, yield_on_timeout=True)
+    try:
+        next(batches)  # the notifier exists (and watches everything) from the first tick
         return fd_count() - fds, inotify_watches() - watches
+    finally:
+        batches.close()
 
 
 def measure_latency(memory: MemoryIndex, root: Path, writes: int, debounce_ms: int,

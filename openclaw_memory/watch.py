@@ -8,7 +8,8 @@ skips (``.git``, ``node_modules``, virtualenvs, ...) and never follows symlinks.
 workspace root recursively instead would put an inotify watch on every folder of an agent's
 home (``node_modules`` alone can hold tens of thousands), exhausting ``max_user_watches``.
 
-One ``RustNotify`` (one inotify descriptor, whatever the number of files) serves all folders.
+One ``watchfiles`` notifier (one inotify descriptor, whatever the number of files) serves
+all folders.
 When a watched folder gains or loses a folder that matters (``memory/`` created, a subfolder
 added or removed, an extra path appearing), the folder list is rebuilt and the notifier
 restarted; the change itself also marks the index dirty, so files that arrived with a moved-in
@@ -22,17 +23,17 @@ indexed regularly.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from watchfiles import Change
-from watchfiles._rust_notify import RustNotify
+from watchfiles import Change, watch
 
 from .errors import WatchError
 from .workspace import IGNORED_DIR_NAMES, Workspace
@@ -45,6 +46,8 @@ DEFAULT_DEBOUNCE_MS = 1500
 _IGNORED = IGNORED_DIR_NAMES | {".pnpm-store"}
 _ROOT_FILES = ("MEMORY.md", "memory.md")
 _STEP_MS = 50
+# How often the thread wakes without events, to fire a due settle and to see a stop request.
+_TICK_MS = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,12 +245,16 @@ class MemoryWatcher:
         }
 
     # -- the thread -------------------------------------------------------------------------
-    def _notifier(self, plan: WatchPlan) -> RustNotify:
+    def _changes(self, plan: WatchPlan) -> Generator[set[tuple[Change, str]], None, None]:
+        """Batches of raw changes, and an empty batch every tick without any."""
         if not self.workspace.root.is_dir():
             raise WatchError(f"workspace {self.workspace.root} is not a directory")
         try:
-            return RustNotify(list(plan.directories), False, self.force_polling,
-                              self.poll_delay_ms, False, True)
+            yield from watch(
+                *plan.directories, watch_filter=None, debounce=max(self.debounce_ms, _STEP_MS),
+                step=_STEP_MS, stop_event=self._stop, rust_timeout=_TICK_MS,
+                yield_on_timeout=True, raise_interrupt=False, force_polling=self.force_polling,
+                poll_delay_ms=self.poll_delay_ms, recursive=False, ignore_permission_denied=True)
         except (OSError, RuntimeError) as exc:
             raise WatchError(
                 f"cannot watch {len(plan.directories)} folders: {exc} (raise "
@@ -258,23 +265,20 @@ class MemoryWatcher:
             while not self._stop.is_set():
                 plan = build_plan(self.workspace)
                 self.plan = plan
-                with self._notifier(plan) as notify:
-                    self._ready.set()
-                    self._pump(notify, plan)
+                with contextlib.closing(self._changes(plan)) as batches:
+                    self._pump(batches, plan)
         except Exception as exc:  # the reason is kept for status() and start()
             self.error = f"{type(exc).__name__}: {exc}"
             logger.error("memory watcher stopped: %s", self.error, exc_info=True)
         finally:
             self._ready.set()
 
-    def _pump(self, notify: RustNotify, plan: WatchPlan) -> None:
+    def _pump(self, batches: Iterator[set[tuple[Change, str]]], plan: WatchPlan) -> None:
         """Handle events until stopped, or until the folder list must change (then return)."""
-        while not self._stop.is_set():
-            raw = notify.watch(max(self.debounce_ms, _STEP_MS), _STEP_MS, self._timeout_ms(),
-                               self._stop)
-            if raw == "stop":
-                return
-            if isinstance(raw, set):
+        for raw in batches:
+            # The notifier exists once the first batch (or tick) arrives: now we are watching.
+            self._ready.set()
+            if raw:
                 changed = self._relevant(plan, raw)
                 replan = any(plan.structural(path) for _, path in raw)
                 new_plan = build_plan(self.workspace) if replan else plan
@@ -289,16 +293,10 @@ class MemoryWatcher:
                     return
             self._settle_if_due()
 
-    def _relevant(self, plan: WatchPlan, raw: set[tuple[int, str]]) -> list[str]:
+    def _relevant(self, plan: WatchPlan, raw: set[tuple[Change, str]]) -> list[str]:
         return sorted({path for kind, path in raw
                        if kind in (Change.added, Change.modified, Change.deleted)
                        and plan.relevant(path)})
-
-    def _timeout_ms(self) -> int:
-        due = self._due_at()
-        if due is None:
-            return 0  # wait for a change; the stop event is still checked every step
-        return max(1, int((due - time.monotonic()) * 1000))
 
     def _due_at(self) -> float | None:
         if self._first is None or self._last is None:

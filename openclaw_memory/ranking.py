@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
+from typing import Any
 
 __all__ = [
     "Candidate",
@@ -54,19 +55,20 @@ def bm25_to_score(rank: float) -> float:
 def _merge(vector_hits: Sequence[tuple[int, float]], text_hits: Sequence[tuple[int, float]],
            extra_vector: Mapping[int, float], extra_text: Mapping[int, float],
            ) -> dict[int, Candidate]:
-    merged: dict[int, Candidate] = {}
+    # Fields are gathered in plain dicts and each Candidate is built once: dataclasses.replace
+    # per step was a measurable share of a query's time at 100k chunks.
+    fields: dict[int, dict[str, Any]] = {}
     for rank, (key, score) in enumerate(vector_hits, 1):
-        merged[key] = Candidate(key, vector_score=score, vector_rank=rank)
+        fields[key] = {"vector_score": score, "vector_rank": rank}
     for rank, (key, bm25) in enumerate(text_hits, 1):
-        prev = merged.get(key, Candidate(key))
-        merged[key] = replace(prev, bm25=bm25, text_rank=rank)
+        fields.setdefault(key, {}).update(bm25=bm25, text_rank=rank)
     # Scores looked up for candidates that only one retriever returned (calibrated mode).
-    for key, c in merged.items():
-        if c.vector_score is None and key in extra_vector:
-            merged[key] = c = replace(c, vector_score=extra_vector[key])
-        if c.bm25 is None and key in extra_text:
-            merged[key] = replace(c, bm25=extra_text[key])
-    return merged
+    for key, f in fields.items():
+        if f.get("vector_score") is None and key in extra_vector:
+            f["vector_score"] = extra_vector[key]
+        if f.get("bm25") is None and key in extra_text:
+            f["bm25"] = extra_text[key]
+    return {key: Candidate(key, **f) for key, f in fields.items()}
 
 
 def _weighted(c: Candidate, vw: float, tw: float) -> tuple[float, float | None]:
@@ -127,7 +129,8 @@ def fuse(vector_hits: Sequence[tuple[int, float]], text_hits: Sequence[tuple[int
         scores = {k: _rrf(c, vw, tw, rrf_k) for k, c in merged.items()}
     else:
         scores = _calibrated(merged, vw, tw)
-    out = [replace(c, fused=scores[k][0], text_score=scores[k][1]) for k, c in merged.items()]
+    out = [Candidate(k, c.vector_score, scores[k][1], c.vector_rank, c.text_rank, c.bm25,
+                     scores[k][0], c.decay, c.mmr_penalty) for k, c in merged.items()]
     out.sort(key=lambda c: (-c.fused, c.key))
     return out
 

@@ -101,6 +101,10 @@ def _refuse_foreign(conn: Any) -> None:
         raise
 
 
+_CHECKPOINT_PAGES = 8192
+_WAL_SIZE_LIMIT = 64 * 1024 * 1024
+
+
 def connect(path: Path | str, driver: DriverInfo, *, busy_timeout_ms: int, load_vec: bool) -> Any:
     """Open ``path`` in WAL mode with a busy timeout; load vec0 when asked and possible."""
     try:
@@ -115,6 +119,12 @@ def connect(path: Path | str, driver: DriverInfo, *, busy_timeout_ms: int, load_
             _refuse_foreign(conn)
             conn.execute("pragma journal_mode = wal")
         conn.execute("pragma synchronous = normal")
+        # Checkpoints (copying the WAL into the database, with an fsync) were ~40% of indexing
+        # time at SQLite's default of every 1 000 pages, since sync commits once per file.
+        # Every 8 192 pages (32 MB) keeps the WAL bounded and cuts that to a fraction; the
+        # size limit truncates the WAL file after a checkpoint instead of leaving it large.
+        conn.execute(f"pragma wal_autocheckpoint = {_CHECKPOINT_PAGES}")
+        conn.execute(f"pragma journal_size_limit = {_WAL_SIZE_LIMIT}")
         conn.execute("pragma foreign_keys = on")
         if load_vec and driver.vec_loadable:
             _load_vec(conn)

@@ -13,6 +13,7 @@ import os
 import time
 from typing import Any
 
+from .processes import pid_alive
 from .store import Store
 
 __all__ = ["FLUSH_AT_KEY", "FLUSH_COUNT_KEY", "WATCHER_KEY", "flush_status", "record_flush",
@@ -56,16 +57,6 @@ def record_watcher(store: Store, *, active: bool, directories: int = 0) -> None:
     store.set_meta({WATCHER_KEY: value})
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    return True
-
-
 def watcher_status(store: Store) -> dict[str, Any] | None:
     """The recorded watcher if its process still runs on this machine, else None."""
     raw = store.meta(WATCHER_KEY)
@@ -74,7 +65,7 @@ def watcher_status(store: Store) -> dict[str, Any] | None:
     except ValueError:
         return None
     pid = data.get("pid")
-    if not isinstance(pid, int) or not _alive(pid):
+    if not isinstance(pid, int) or not pid_alive(pid):
         return None  # never started, stopped cleanly, or crashed
     return {"pid": pid, "started_at": data.get("started_at"),
             "directories": data.get("directories")}

@@ -14,6 +14,8 @@ import re
 import uuid
 from pathlib import Path
 
+from .processes import pid_alive
+
 __all__ = ["rebuild_path", "remove_stale_rebuilds"]
 
 _SUFFIXES = ("", "-wal", "-shm", "-journal")
@@ -27,13 +29,7 @@ def rebuild_path(live: Path) -> Path:
 def _alive(pid: int) -> bool:
     if pid == os.getpid():
         return True  # another index object of this process may be rebuilding right now
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    return True
+    return pid_alive(pid)
 
 
 def remove_stale_rebuilds(live: Path) -> list[str]:

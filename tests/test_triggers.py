@@ -7,17 +7,15 @@ another process (a watcher) that is writing, which is what makes a background sy
 from __future__ import annotations
 
 import itertools
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from fake_chat import ScriptedChatModel, ai, call
 from langchain_core.messages import HumanMessage
+from waiting import wait_until, write_lock_held
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.errors import SyncCancelledError
@@ -26,43 +24,6 @@ from openclaw_memory.triggers import BackgroundSync, IntervalTrigger, SyncOutcom
 from openclaw_memory.types import SyncReport
 
 KEYWORD_ONLY = {"embedding": {"provider": "none"}}
-
-
-@contextmanager
-def write_lock_held(index_path: Path) -> Iterator[None]:
-    """Hold the index's SQLite write lock from another process, as a writing watcher would.
-
-    A separate process, not a second connection here: this process may load a different
-    SQLite library (pysqlite3) whose POSIX locks would not see the stdlib module's.
-    """
-    holder = subprocess.Popen(
-        [sys.executable, "-c", _HOLDER, str(index_path)], stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
-        yield
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.close()  # the holder rolls back and exits on EOF
-        holder.wait(30)
-
-
-_HOLDER = """
-import sqlite3, sys
-conn = sqlite3.connect(sys.argv[1], isolation_level=None)
-conn.execute("begin immediate")
-print("locked", flush=True)
-sys.stdin.read()
-conn.execute("rollback")
-"""
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached (generous timeout, not a speed check)")
-        time.sleep(0.02)
 
 
 def paths(response: object) -> set[str]:

@@ -13,11 +13,11 @@ import signal
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from waiting import wait_until, write_lock_held
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.errors import WatchError
@@ -27,14 +27,6 @@ from openclaw_memory.workspace import Workspace
 # on_search off: only the watcher may bring changes into the index in these tests.
 SETTINGS = {"embedding": {"provider": "none"}, "sync": {"on_search": False}}
 FAST = 100  # debounce (ms) for tests that are not about the debounce itself
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached (generous timeout, not a speed check)")
-        time.sleep(0.02)
 
 
 def found(memory: MemoryIndex, query: str) -> set[str]:
@@ -187,32 +179,14 @@ def test_a_failing_sync_is_recorded_and_the_watcher_keeps_going(workspace: Path,
                           **SETTINGS) as memory:
         memory.sync()
         watcher = memory.watch(debounce_ms=FAST)
-        holder = subprocess.Popen(
-            [sys.executable, "-c", _HOLD_LOCK, str(index_path)], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, text=True)
-        try:
-            assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        with write_lock_held(index_path):
             (workspace / "memory" / "2026-03-03.md").write_text("- Saw a tapir.\n")
             wait_until(lambda: memory.freshness.background.failures >= 1)
-        finally:
-            assert holder.stdin is not None
-            holder.stdin.close()
-            holder.wait(30)
         assert "locked" in (memory.status()["background_sync"]["last_error"] or "")
         assert watcher.running
         (workspace / "memory" / "2026-03-04.md").write_text("- Saw a lemur.\n")
         wait_until(lambda: found(memory, "lemur") == {"memory/2026-03-04.md"})
         assert found(memory, "tapir") == {"memory/2026-03-03.md"}  # the failed one caught up
-
-
-_HOLD_LOCK = """
-import sqlite3, sys
-conn = sqlite3.connect(sys.argv[1], isolation_level=None)
-conn.execute("begin immediate")
-print("locked", flush=True)
-sys.stdin.read()
-conn.execute("rollback")
-"""
 
 
 def test_session_transcripts_are_watched_when_enabled(tmp_path: Path) -> None:

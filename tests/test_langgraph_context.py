@@ -78,3 +78,21 @@ def test_fit_keeps_head_and_tail_on_line_boundaries() -> None:
     assert "left out here" in kept and count < len(text)
     assert fit("short", 10, "p") == ("short", 5)
     assert fit(text, 5, "memory/x.md") == ("", 0)
+
+
+def test_session_start_syncs_the_index_in_the_background_once_per_session(
+        workspace: Path, tmp_path: Path) -> None:
+    with MemoryIndex.open(workspace, index_path=tmp_path / "i.sqlite", timezone="UTC",
+                          embedding={"provider": "none"}, sync={"on_search": False}) as index:
+        index.sync()
+        (workspace / "memory" / "2026-01-12.md").write_text("- Booked the okapi workshop.\n")
+        session_start_context(index, now=NOW, session_key="thread-1")
+        assert index.wait_for_sync(30)
+        assert [h.path for h in index.search("okapi").results] == ["memory/2026-01-12.md"]
+        runs = index.status()["background_sync"]["runs"]
+        session_start_context(index, now=NOW, session_key="thread-1")  # same session: no sync
+        assert index.wait_for_sync(30)
+        assert index.status()["background_sync"]["runs"] == runs
+        session_start_context(index, now=NOW, session_key="thread-2")
+        assert index.wait_for_sync(30)
+        assert index.status()["background_sync"]["runs"] == runs + 1

@@ -61,12 +61,20 @@ class SessionContext:
 
 def session_start_context(index: MemoryIndex, *, chat_type: ChatType = "direct",
                           now: datetime | None = None, max_chars: int = DEFAULT_MAX_CHARS,
-                          include_daily: bool = True) -> SessionContext:
+                          include_daily: bool = True,
+                          session_key: str | None = None) -> SessionContext:
     """Load the session-start memory files of ``index``'s workspace within ``max_chars``.
 
     ``include_daily=False`` leaves the daily logs out (e.g. for group chats, if your
     deployment keeps them private too). The result's ``text`` is empty when nothing exists.
+
+    A session start is also the moment to freshen the index: this fires the index's
+    session-start trigger (a background sync, once per ``session_key``; every call when it is
+    None; never when ``sync.on_session_start`` is off), so notes edited between sessions are
+    searchable by the time the model calls ``memory_search``. It never waits for that sync:
+    the context itself is read from the files.
     """
+    index.on_session_start(session_key)
     wanted, skipped = _wanted_files(index, chat_type, now, include_daily)
     found: list[tuple[str, str, str]] = []
     for path, label in wanted:

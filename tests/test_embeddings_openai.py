@@ -251,7 +251,9 @@ def test_failure_of_one_batch_cuts_short_the_retry_wait_of_the_others(server):
     started = time.monotonic()
     with pytest.raises(EmbeddingError, match="quota"):
         provider.embed_documents(["text one", "text two"])
-    assert time.monotonic() - started < 5
+    # Behaviour, not speed: the 30 s Retry-After was abandoned rather than waited out (a
+    # wait served in full would take 30 s; half of it is an unmistakable margin).
+    assert time.monotonic() - started < 15
     assert len(server.requests) == 2
 
 

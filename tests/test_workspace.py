@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -624,20 +623,17 @@ def test_discovery_of_a_missing_workspace_is_empty(tmp_path: Path) -> None:
     assert result.files == () and result.skipped == ()
 
 
-def test_discovery_of_10000_files_takes_well_under_a_second(tmp_path: Path) -> None:
+def test_discovery_finds_every_one_of_10000_files_in_100_folders(tmp_path: Path) -> None:
     memory = tmp_path / "big" / "memory"
     for folder in range(100):
         (memory / f"f{folder:03d}").mkdir(parents=True)
         for index in range(100):
             (memory / f"f{folder:03d}" / f"{index:03d}.md").write_bytes(b"x\n")
-    ws = Workspace(tmp_path / "big")
-    ws.discover()  # warm the dentry cache like a long-running agent would have
-    started = time.perf_counter()
-    result = ws.discover()
-    elapsed = time.perf_counter() - started
-    assert len(result.files) == 10_000
-    # Measured about 0.2 s on a 2-core CI box; the bound leaves room for a loaded machine.
-    assert elapsed < 1.0, f"discovery of 10 000 files took {elapsed:.3f} s"
+    result = Workspace(tmp_path / "big").discover()
+    # How long this takes is measured by benchmarks/indexing.py, not asserted here.
+    assert len(result.files) == 10_000 and result.skipped == ()
+    assert len({f.path for f in result.files}) == 10_000
+    assert result.files[0].path == "memory/f000/000.md"
 
 
 # ---------------------------------------------------------------------------- sessions

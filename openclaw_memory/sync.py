@@ -17,7 +17,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -433,13 +433,11 @@ def _diff(old: str, new: str) -> str:
 
 
 def _report(plan: SyncPlan, duration: float, reason: str | None) -> SyncReport:
-    return SyncReport(
-        scanned=plan.scanned, unchanged=plan.unchanged, indexed=plan.indexed,
-        deleted=plan.deleted, chunks_added=plan.chunks_added,
-        chunks_removed=plan.chunks_removed, embedded=plan.embedded, cache_hits=plan.cache_hits,
-        full_rebuild=reason is not None, rebuild_reason=reason, duration_s=duration,
-        skipped=tuple(plan.skipped), warnings=tuple(plan.warnings),
-        sessions_deferred=plan.sessions_deferred, malformed_lines=plan.malformed_lines)
+    # Every counter of the plan is a field of the report under the same name.
+    counts = {f.name: getattr(plan, f.name) for f in fields(plan)}
+    counts.update(skipped=tuple(plan.skipped), warnings=tuple(plan.warnings))
+    return SyncReport(**counts, full_rebuild=reason is not None, rebuild_reason=reason,
+                      duration_s=duration)
 
 
 def ensure_not_inside_memory(index_path: Path, workspace: Path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 __all__ = [
@@ -167,13 +167,7 @@ class SyncReport:
     malformed_lines: int = 0
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "scanned": self.scanned, "unchanged": self.unchanged, "indexed": self.indexed,
-            "deleted": self.deleted, "chunks_added": self.chunks_added,
-            "chunks_removed": self.chunks_removed, "embedded": self.embedded,
-            "cache_hits": self.cache_hits, "full_rebuild": self.full_rebuild,
-            "rebuild_reason": self.rebuild_reason, "duration_s": round(self.duration_s, 4),
-            "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
-            "warnings": list(self.warnings),
-            "sessions_deferred": self.sessions_deferred, "malformed_lines": self.malformed_lines,
-        }
+        out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}
+        out.update(duration_s=round(self.duration_s, 4), warnings=list(self.warnings),
+                   skipped=[{"path": s.path, "reason": s.reason} for s in self.skipped])
+        return out

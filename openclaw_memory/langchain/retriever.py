@@ -35,10 +35,8 @@ _FILTER_WIDENING = 4
 _MAX_FETCH = 200
 
 
-class _Query(BaseModel):
-    """The per-call knobs, validated the same way for constructor fields and invoke kwargs."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class _QueryFields(BaseModel):
+    """The search knobs: fields of the retriever, and per-call ``invoke`` keywords."""
 
     k: int | None = Field(None, ge=1)
     min_score: float | None = Field(None, ge=0.0, le=1.0)
@@ -47,6 +45,12 @@ class _Query(BaseModel):
     date_from: date | None = None
     date_to: date | None = None
     chat_type: ChatType = "direct"
+
+
+class _Query(_QueryFields):
+    """One call's knobs (retriever fields overridden by invoke kwargs), validated once."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     @property
     def filtered(self) -> bool:
@@ -69,7 +73,7 @@ class _Query(BaseModel):
             self.date_to is None or day <= self.date_to)
 
 
-class OpenClawMemoryRetriever(BaseRetriever):
+class OpenClawMemoryRetriever(BaseRetriever, _QueryFields):
     """Retrieve memory snippets (hybrid keyword + vector search) as ``Document`` objects.
 
     Build it from an open index, ``OpenClawMemoryRetriever(index=memory)``, or from plain
@@ -101,13 +105,6 @@ class OpenClawMemoryRetriever(BaseRetriever):
     settings: MemorySettings | None = None
     overrides: dict[str, Any] = Field(default_factory=dict)
 
-    k: int | None = Field(None, ge=1)
-    min_score: float | None = Field(None, ge=0.0, le=1.0)
-    sources: tuple[SourceName, ...] | None = None
-    path_glob: str | None = None
-    date_from: date | None = None
-    date_to: date | None = None
-    chat_type: ChatType = "direct"
     explain: bool = False
 
     _owns_index: bool = PrivateAttr(default=False)

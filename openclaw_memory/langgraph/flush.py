@@ -268,9 +268,7 @@ class MemoryFlush:
     def update(self, state: Any, config: RunnableConfig | None = None,
                context: Any = None) -> dict[str, Any]:
         """The state update of a flush step: bookkeeping keys only, ``{}`` when nothing ran."""
-        reason = self.skip_reason(state)
-        if reason is not None:
-            logger.debug("memory flush skipped: %s", reason)
+        if self._skipped(state):
             return {}
         try:
             report = self.run(state_messages(state), chat_type=resolve_chat_type(config, context))
@@ -281,9 +279,7 @@ class MemoryFlush:
 
     async def aupdate(self, state: Any, config: RunnableConfig | None = None,
                       context: Any = None) -> dict[str, Any]:
-        reason = self.skip_reason(state)
-        if reason is not None:
-            logger.debug("memory flush skipped: %s", reason)
+        if self._skipped(state):
             return {}
         try:
             report = await self.arun(state_messages(state),
@@ -292,6 +288,12 @@ class MemoryFlush:
             logger.warning("memory flush failed, will retry: %s", exc, exc_info=True)
             return {}
         return self._done(state, report)
+
+    def _skipped(self, state: Any) -> bool:
+        reason = self.skip_reason(state)
+        if reason is not None:
+            logger.debug("memory flush skipped: %s", reason)
+        return reason is not None
 
     def _done(self, state: Any, report: FlushReport) -> dict[str, Any]:
         logger.info("memory flush: %d note(s) appended, %d model call(s), silent=%s",

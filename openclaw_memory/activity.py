@@ -17,11 +17,13 @@ from .processes import pid_alive
 from .store import Store
 
 __all__ = ["FLUSH_AT_KEY", "FLUSH_COUNT_KEY", "WATCHER_KEY", "flush_status", "record_flush",
-           "record_watcher", "watcher_status"]
+           "record_flush_failure", "record_watcher", "watcher_status"]
 
 FLUSH_AT_KEY = "last_flush_at"
 FLUSH_COUNT_KEY = "flush_count"
 FLUSH_APPENDED_KEY = "last_flush_appended"
+FLUSH_FAILURES_KEY = "flush_failures"
+FLUSH_ERROR_KEY = "last_flush_error"
 WATCHER_KEY = "watcher"
 
 
@@ -38,15 +40,37 @@ def record_flush(store: Store, *, appended: int, at: float | None = None) -> Non
              (FLUSH_APPENDED_KEY, str(int(appended)))])
 
 
+def record_flush_failure(store: Store, *, error: str, gave_up: bool,
+                         at: float | None = None) -> None:
+    """Record one failed flush attempt (counted) and its error, with whether it was the last."""
+    detail = json.dumps({"at": at if at is not None else time.time(), "error": error[:500],
+                         "gave_up": gave_up})
+    with store.write() as conn:
+        conn.execute(
+            "insert into meta(key, value) values(?, '1') on conflict(key) "
+            "do update set value = cast(value as integer) + 1", (FLUSH_FAILURES_KEY,))
+        conn.execute(
+            "insert into meta(key, value) values(?, ?) on conflict(key) "
+            "do update set value = excluded.value", (FLUSH_ERROR_KEY, detail))
+
+
 def flush_status(store: Store) -> dict[str, Any]:
-    """``last_flush_at`` (epoch seconds or None), ``flush_count``, ``last_flush_appended``."""
+    """``last_flush_at`` (epoch seconds or None), ``flush_count``, ``last_flush_appended``,
+    ``flush_failures`` and ``last_flush_error`` (``{at, error, gave_up}`` or None)."""
     at = store.meta(FLUSH_AT_KEY)
     count = store.meta(FLUSH_COUNT_KEY)
     appended = store.meta(FLUSH_APPENDED_KEY)
+    failures = store.meta(FLUSH_FAILURES_KEY)
+    try:
+        error = json.loads(store.meta(FLUSH_ERROR_KEY) or "null")
+    except ValueError:
+        error = None
     return {
         "last_flush_at": float(at) if at else None,
         "flush_count": int(count) if count else 0,
         "last_flush_appended": int(appended) if appended else None,
+        "flush_failures": int(failures) if failures else 0,
+        "last_flush_error": error if isinstance(error, dict) else None,
     }
 
 

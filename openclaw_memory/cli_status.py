@@ -15,7 +15,8 @@ _SCALARS = ("workspace", "index_path", "files", "chunks", "vectors", "cache_entr
             "fallback")
 _HANDLED = {*_SCALARS, "last_sync_at", "last_sync_duration_s", "dirty_reasons",
             "background_sync", "watcher", "sync_triggers", "transcript_deltas", "last_flush_at",
-            "flush_count", "last_flush_appended", "skipped", "warnings", "notes"}
+            "flush_count", "last_flush_appended", "flush_failures", "last_flush_error", "skipped",
+            "warnings", "notes"}
 
 
 def _when(epoch: Any) -> str:
@@ -59,6 +60,12 @@ def _activity_lines(status: Mapping[str, Any]) -> Iterator[str]:
                f"{status.get('last_flush_appended') or 0} note(s) appended")
     else:
         yield "memory_flush: none recorded"
+    failures = status.get("flush_failures") or 0
+    error = status.get("last_flush_error") or {}
+    if failures:
+        outcome = "gave up for that cycle" if error.get("gave_up") else "will retry"
+        yield (f"memory_flush failures: {failures}, last {_when(error.get('at'))} ({outcome}): "
+               f"{error.get('error')}")
     deltas = status.get("transcript_deltas") or []
     yield f"transcripts: {len(deltas)}"
     for d in deltas:

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from .activity import flush_status, record_flush
+from .activity import flush_status, record_flush, record_flush_failure
 from .config import MemorySettings
 from .embeddings.base import EmbeddingProvider
 from .embeddings.cache import CachedProvider
@@ -258,6 +258,10 @@ class MemoryIndex:
     def record_flush(self, *, appended: int = 0) -> None:
         """Record a completed pre-compaction memory flush (reported by :meth:`status`)."""
         record_flush(self.store, appended=appended)
+
+    def record_flush_failure(self, error: str, *, gave_up: bool) -> None:
+        """Record a failed flush attempt (``status``: ``flush_failures``, ``last_flush_error``)."""
+        record_flush_failure(self.store, error=error, gave_up=gave_up)
 
     def pending_sessions(self) -> list[dict[str, Any]]:
         """Per transcript: ``path, pending_bytes, pending_lines, due, malformed``... (status).

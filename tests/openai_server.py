@@ -57,6 +57,7 @@ __all__ = [
     "mixed_dims",
     "non_numeric",
     "rate_limited",
+    "reported_usage",
     "server_error",
     "slow",
     "wire_tool_call",
@@ -244,7 +245,7 @@ def chat_reply(
         return json_reply({
             "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()), "model": model,
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+            "usage": reported_usage(request, content, tool_calls),
         })
     deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
     deltas += [{"content": piece} for piece in _pieces(content or "")]
@@ -255,11 +256,21 @@ def chat_reply(
                    {"tool_calls": [{"index": i, "function": {"arguments": call["function"]["arguments"]}}]}]
     events = [_chunk(model, delta, None) for delta in deltas] + [_chunk(model, {}, finish)]
     if (body.get("stream_options") or {}).get("include_usage"):
-        usage = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+        usage = reported_usage(request, content, tool_calls)
         events.append({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
                        "model": model, "choices": [], "usage": usage})
     payload = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
     return Reply(200, payload.encode(), {"Content-Type": "text/event-stream"})
+
+
+def reported_usage(request: RecordedRequest, content: str | None,
+                   tool_calls: list[dict[str, Any]] | None) -> dict[str, int]:
+    """Token usage as a real server reports it: the whole request (system prompt and tool
+    schemas included) at about 4 bytes a token, plus the answer."""
+    prompt = max(1, len(request.body) // 4)
+    completion = max(1, (len(content or "") + len(json.dumps(tool_calls or []))) // 4)
+    return {"prompt_tokens": prompt, "completion_tokens": completion,
+            "total_tokens": prompt + completion}
 
 
 def _pieces(text: str) -> list[str]:

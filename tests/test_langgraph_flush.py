@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, datetime
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -187,16 +187,75 @@ def test_flush_tool_rounds_are_bounded(index: MemoryIndex) -> None:
     assert report.rounds == 3 and len(searching.calls) == 3  # two tool rounds, then it stops
 
 
-def test_a_failing_flush_keeps_the_turn_going_and_is_retried_next_step(index: MemoryIndex) -> None:
-    def broken(messages: list[BaseMessage]) -> AIMessage:
-        raise RuntimeError("provider down")
+class _Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
-    model = ScriptedChatModel(script=[broken, ai(NO_REPLY)])
-    flush = MemoryFlush(index, model, **WINDOW)
-    state = {"messages": [HumanMessage(BIG)]}
-    assert flush.update(state) == {}
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+def _raises(error: Exception) -> Callable[[list[BaseMessage]], AIMessage]:
+    def broken(messages: list[BaseMessage]) -> AIMessage:
+        raise error
+
+    return broken
+
+
+def test_a_failing_flush_keeps_the_turn_going_and_is_retried_after_a_backoff(index: MemoryIndex) -> None:
+    clock = _Clock()
+    model = ScriptedChatModel(script=[_raises(RuntimeError("provider down")), ai(NO_REPLY)])
+    flush = MemoryFlush(index, model, clock=clock, **WINDOW)
+    state: dict[str, Any] = {"messages": [HumanMessage(BIG)]}
+    failed = flush.update(state)
+    assert failed["memory_flush_failures"] == 1 and "memory_flush_compaction_count" not in failed
+    state.update(failed)
+    assert flush.update(state) == {} and len(model.calls) == 1  # backing off: no request
+    clock.advance(2.5)
     assert flush.update(state)["memory_flush_compaction_count"] == 0
     assert len(model.calls) == 2
+    assert index.status()["flush_failures"] == 1
+
+
+def test_flush_attempts_are_bounded_per_compaction_cycle_and_recorded(index: MemoryIndex) -> None:
+    clock = _Clock()
+    model = ScriptedChatModel(script=[_raises(RuntimeError("provider down"))], repeat_last=True)
+    flush = MemoryFlush(index, model, clock=clock, max_attempts=3, **WINDOW)
+    state: dict[str, Any] = {"messages": [HumanMessage(BIG)]}
+    for _ in range(10):
+        state.update(flush.update(state))
+        clock.advance(120)
+    assert len(model.calls) == 3
+    assert state["memory_flush_compaction_count"] == 0  # given up for this cycle: the turn goes on
+    status = index.status()
+    assert status["flush_failures"] == 3 and status["last_flush_error"]["gave_up"] is True
+    assert "provider down" in status["last_flush_error"]["error"]
+    # A new compaction cycle gets its own attempts.
+    state["compaction_count"] = 1
+    state.update(flush.update(state))
+    assert len(model.calls) == 4
+
+
+def test_a_client_error_is_not_retried(index: MemoryIndex) -> None:
+    error = RuntimeError("invalid api key")
+    error.status_code = 401  # type: ignore[attr-defined]
+    model = ScriptedChatModel(script=[_raises(error)], repeat_last=True)
+    flush = MemoryFlush(index, model, **WINDOW)
+    update = flush.update({"messages": [HumanMessage(BIG)]})
+    assert update["memory_flush_compaction_count"] == 0 and len(model.calls) == 1
+
+
+def test_a_context_overflow_is_retried_at_once_on_the_later_half_of_the_history(
+        index: MemoryIndex) -> None:
+    overflow = _raises(RuntimeError("This model's maximum context length is 8192 tokens"))
+    model = ScriptedChatModel(script=[overflow, ai(NO_REPLY)])
+    history = [HumanMessage(f"message {n} " + "word " * 60) for n in range(8)]
+    report = MemoryFlush(index, model, **WINDOW).run(history)
+    assert report.error is None and len(model.calls) == 2
+    assert "message 0 " not in model.calls[1][1].text and "message 4 " in model.calls[1][1].text
 
 
 def test_unanswered_tool_calls_are_dropped_from_the_flush_history(index: MemoryIndex) -> None:

@@ -108,7 +108,7 @@ async def test_flush_middleware_works_when_the_agent_runs_async(index: MemoryInd
 def test_flush_middleware_counts_like_the_summarizer_and_returns_only_bookkeeping(
         index: MemoryIndex) -> None:
     summary_model = ScriptedChatModel(profile={"max_input_tokens": 64_000})
-    summarizer = SummarizationMiddleware(summary_model, trigger=("messages", 4))
+    summarizer = SummarizationMiddleware(summary_model, trigger=("messages", 4), keep=("messages", 2))
     flush_model = ScriptedChatModel(script=[ai(NO_REPLY)])
     middleware = MemoryFlushMiddleware(index, flush_model, summarization=summarizer)
     assert middleware.flush.token_counter is summarizer.token_counter
@@ -121,6 +121,17 @@ def test_flush_middleware_counts_like_the_summarizer_and_returns_only_bookkeepin
     due = {"messages": [*short["messages"], AIMessage("d")]}
     update = middleware.before_model(due, runtime)  # type: ignore[arg-type]
     assert update is not None and set(update) == {"memory_flush_at", "memory_flush_compaction_count"}
+
+
+def test_no_flush_when_the_summarizer_would_trigger_but_has_nothing_to_cut(index: MemoryIndex) -> None:
+    # The default keep (20 messages) leaves nothing to summarise in 4 messages: no compaction,
+    # so a flush now would only come early and leave later facts of the cycle unsaved.
+    summarizer = SummarizationMiddleware(ScriptedChatModel(), trigger=("messages", 4))
+    flush_model = ScriptedChatModel(script=[ai(NO_REPLY)])
+    middleware = MemoryFlushMiddleware(index, flush_model, summarization=summarizer)
+    state = {"messages": [HumanMessage("a"), AIMessage("b"), HumanMessage("c"), AIMessage("d")]}
+    assert middleware.before_model(state, SimpleNamespace(context=None)) is None  # type: ignore[arg-type]
+    assert flush_model.calls == []
 
 
 def test_a_new_summary_message_opens_a_new_flush_cycle(index: MemoryIndex) -> None:

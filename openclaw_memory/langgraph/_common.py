@@ -7,24 +7,20 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.messages.utils import count_tokens_approximately
-from langchain_core.runnables import RunnableConfig
-from langgraph.constants import TAG_NOSTREAM
 
 __all__ = [
-    "INTERNAL_TAG",
     "TokenCounter",
     "context_window_of",
     "default_token_counter",
+    "effective_tokens",
     "message_text",
-    "silent_config",
+    "reported_tokens",
     "state_get",
     "state_messages",
     "without_dangling_tool_calls",
 ]
 
 TokenCounter = Callable[[Sequence[BaseMessage]], int]
-INTERNAL_TAG = "openclaw_memory:internal"
-"""Tag on every model call this package makes on its own (flush turn, compaction summary)."""
 
 
 def default_token_counter(messages: Sequence[BaseMessage]) -> int:
@@ -32,21 +28,22 @@ def default_token_counter(messages: Sequence[BaseMessage]) -> int:
     return count_tokens_approximately(messages)
 
 
-def silent_config(run_name: str) -> RunnableConfig:
-    """A config for a model or tool call whose output must never reach the user.
+def reported_tokens(messages: Sequence[BaseMessage]) -> int:
+    """``total_tokens`` the provider reported for the last assistant message, else 0.
 
-    ``callbacks=[]`` cuts the call off from the graph's callback handlers, which is how
-    ``stream_mode="messages"`` (and any UI streaming handler) receives tokens; the
-    ``nostream`` tag makes LangGraph skip the call even if a handler is attached again.
-    ``configurable={}`` keeps the graph's thread and checkpoint keys out of the call.
+    It covers what a message-only estimate cannot see: the system prompt and the tool
+    schemas sent with every request. LangChain's summarizer compacts on it too.
     """
-    return {
-        "callbacks": [],
-        "tags": [TAG_NOSTREAM, INTERNAL_TAG],
-        "metadata": {"openclaw_memory": run_name},
-        "configurable": {},
-        "run_name": run_name,
-    }
+    for message in reversed(messages):
+        if isinstance(message, AIMessage):
+            total = message.usage_metadata["total_tokens"] if message.usage_metadata else 0
+            return total if isinstance(total, int) and total > 0 else 0
+    return 0
+
+
+def effective_tokens(messages: Sequence[BaseMessage], counter: TokenCounter) -> int:
+    """The larger of the counter's estimate and the provider's reported usage."""
+    return max(counter(messages), reported_tokens(messages))
 
 
 def state_get(state: Any, key: str, default: Any = None) -> Any:

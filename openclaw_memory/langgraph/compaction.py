@@ -43,12 +43,13 @@ from ._common import (
     TokenCounter,
     context_window_of,
     default_token_counter,
+    effective_tokens,
     message_text,
-    silent_config,
     state_get,
     state_messages,
 )
 from .flush import DEFAULT_CONTEXT_WINDOW, RESERVE_TOKENS_FLOOR
+from .silent import arun_silently, run_silently
 
 __all__ = ["SUMMARY_PROMPT", "Compaction", "compaction_node", "split_for_compaction"]
 
@@ -101,7 +102,7 @@ class Compaction:
         """Whether this step would compact ``messages`` (usable as the flush's ``compaction_due``)."""
         if self.trigger_tokens <= 0:
             return False
-        count = self.token_counter(messages) if tokens is None else tokens
+        count = effective_tokens(messages, self.token_counter) if tokens is None else tokens
         return count >= self.trigger_tokens and bool(split_for_compaction(messages,
                                                                          self.keep_messages)[0])
 
@@ -111,7 +112,7 @@ class Compaction:
             return {}
         older, kept = split_for_compaction(messages, self.keep_messages)
         try:
-            reply = self.model.invoke(self._request(older), silent_config("memory_compaction"))
+            reply = run_silently(self.model.invoke, self._request(older), "memory_compaction")
         except Exception as exc:  # keep the turn going; the next step tries again
             logger.warning("compaction failed, will retry: %s", exc, exc_info=True)
             return {}
@@ -123,8 +124,8 @@ class Compaction:
             return {}
         older, kept = split_for_compaction(messages, self.keep_messages)
         try:
-            reply = await self.model.ainvoke(self._request(older),
-                                             silent_config("memory_compaction"))
+            reply = await arun_silently(self.model.ainvoke, self._request(older),
+                                        "memory_compaction")
         except Exception as exc:  # keep the turn going; the next step tries again
             logger.warning("compaction failed, will retry: %s", exc, exc_info=True)
             return {}

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -54,14 +53,16 @@ from ._common import (
     TokenCounter,
     context_window_of,
     default_token_counter,
+    effective_tokens,
     message_text,
-    silent_config,
     state_get,
     state_messages,
     without_dangling_tool_calls,
 )
 from ._optional import AgentMiddleware
+from .failures import FailureKind, classify_failure
 from .scope import current_context, resolve_chat_type
+from .silent import arun_silently, run_silently
 from .state import MemoryAgentState
 
 if TYPE_CHECKING:
@@ -89,6 +90,7 @@ NO_REPLY = "NO_REPLY"
 DEFAULT_CONTEXT_WINDOW = 200_000
 RESERVE_TOKENS_FLOOR = 20_000
 SOFT_THRESHOLD_TOKENS = 4_000
+_OVERFLOW_HALVINGS = 2
 CompactionDue = Callable[[Sequence[BaseMessage], int], bool]
 """``(messages, token_estimate) -> bool``: will the compaction step run on these messages?"""
 
@@ -135,6 +137,9 @@ class FlushReport:
     reply: str
     """The model's last text: ``NO_REPLY`` normally; never shown to anyone."""
     error: str | None = None
+    """Why the turn failed (a model call raised), or None."""
+    failure: FailureKind | None = None
+    """``retryable`` (5xx, 429, network), ``context_overflow`` or ``final`` (other 4xx)."""
 
     @property
     def silent(self) -> bool:
@@ -154,6 +159,13 @@ class MemoryFlush:
     flush also run when the compaction step will fire in this step whatever the threshold
     says (e.g. a message-count trigger), so a compaction never comes unannounced.
     ``read_only=True`` turns the flush off (e.g. a sandbox without write access).
+
+    A failing turn never fails the user's turn. A passing failure (5xx, 429, network) is
+    retried at later steps of the same compaction cycle after ``retry_base_seconds``, doubling,
+    ``max_attempts`` times in all; a final one (other 4xx) is not retried; a context-length
+    failure is retried at once on the later half of the history. A turn whose notes were
+    written before it failed is not redone (its notes would be written again). Failures show
+    in ``status`` (``flush_failures``, ``last_flush_error``).
     """
 
     def __init__(self, index: MemoryIndex, model: BaseChatModel, *,
@@ -164,7 +176,8 @@ class MemoryFlush:
                  compaction_due: CompactionDue | None = None, enabled: bool = True,
                  read_only: bool = False, citations: CitationMode | None = None,
                  system_prompt: str | None = None, prompt: str | None = None,
-                 clock: Callable[[], datetime] | None = None) -> None:
+                 clock: Callable[[], datetime] | None = None, max_attempts: int = 3,
+                 retry_base_seconds: float = 2.0, retry_max_seconds: float = 60.0) -> None:
         self.index = index
         self.model = model
         self.context_window = context_window or context_window_of(model) or DEFAULT_CONTEXT_WINDOW
@@ -179,6 +192,9 @@ class MemoryFlush:
         self.system_prompt = system_prompt or FLUSH_SYSTEM_PROMPT
         self.prompt = _with_no_reply_hint(prompt) if prompt else FLUSH_PROMPT
         self.clock = clock or (lambda: datetime.now(UTC))
+        self.max_attempts = max(1, max_attempts)
+        self.retry_base_seconds = max(0.0, retry_base_seconds)
+        self.retry_max_seconds = max(self.retry_base_seconds, retry_max_seconds)
 
     # -- deciding -----------------------------------------------------------------------------
     def skip_reason(self, state: Any) -> str | None:
@@ -189,7 +205,7 @@ class MemoryFlush:
         if state_get(state, "memory_flush_compaction_count", None) == cycle:
             return "already flushed in this compaction cycle"
         messages = state_messages(state)
-        tokens = self.token_counter(messages)
+        tokens = effective_tokens(messages, self.token_counter)
         crossed = self.threshold > 0 and tokens >= self.threshold
         if not crossed and not (self.compaction_due and self.compaction_due(messages, tokens)):
             return f"below threshold ({tokens} < {self.threshold} tokens)"
@@ -213,35 +229,67 @@ class MemoryFlush:
 
     # -- the silent turn ----------------------------------------------------------------------
     def run(self, messages: Sequence[BaseMessage], *, chat_type: ChatType = "direct") -> FlushReport:
-        """Run the flush turn on ``messages`` now (no threshold check)."""
+        """Run the flush turn on ``messages`` now (no threshold check); never raises for a
+        failing model: the report says what failed. A context-length failure is retried at
+        once on the later half of the history (twice at most)."""
         tools = self._tools(chat_type)
-        turn = self._turn(messages)
-        config = silent_config("memory_flush")
+        history = list(messages)
+        for _ in range(_OVERFLOW_HALVINGS + 1):
+            report = run_silently(lambda h, config: self._attempt(tools, h, config), history,
+                                  "memory_flush")
+            if not self._shorter_retry(report, history):
+                return report
+            history = history[len(history) // 2:]
+        return report
+
+    async def arun(self, messages: Sequence[BaseMessage], *,
+                   chat_type: ChatType = "direct") -> FlushReport:
+        tools = self._tools(chat_type)
+        history = list(messages)
+        for _ in range(_OVERFLOW_HALVINGS + 1):
+            report = await arun_silently(
+                lambda h, config: self._aattempt(tools, h, config), history, "memory_flush")
+            if not self._shorter_retry(report, history):
+                return report
+            history = history[len(history) // 2:]
+        return report
+
+    def _attempt(self, tools: list[BaseTool], history: list[BaseMessage],
+                 config: RunnableConfig) -> FlushReport:
+        turn = self._turn(history)
         writes: list[Mapping[str, Any]] = []
         model = self.model.bind_tools(tools)
         for rounds in range(1, self.max_tool_rounds + 2):
-            reply = model.invoke(turn, config)
+            try:
+                reply = model.invoke(turn, config)
+            except Exception as exc:  # reported, never raised into the user's turn
+                return _failed(rounds, writes, exc)
             if not isinstance(reply, AIMessage) or not reply.tool_calls or rounds > self.max_tool_rounds:
                 return FlushReport(rounds, tuple(writes), message_text(reply))
             turn.append(reply)
             turn.extend(_call_tool(tools, call, config, writes) for call in reply.tool_calls)
         raise AssertionError("unreachable: the loop always returns")
 
-    async def arun(self, messages: Sequence[BaseMessage], *,
-                   chat_type: ChatType = "direct") -> FlushReport:
-        tools = self._tools(chat_type)
-        turn = self._turn(messages)
-        config = silent_config("memory_flush")
+    async def _aattempt(self, tools: list[BaseTool], history: list[BaseMessage],
+                        config: RunnableConfig) -> FlushReport:
+        turn = self._turn(history)
         writes: list[Mapping[str, Any]] = []
         model = self.model.bind_tools(tools)
         for rounds in range(1, self.max_tool_rounds + 2):
-            reply = await model.ainvoke(turn, config)
+            try:
+                reply = await model.ainvoke(turn, config)
+            except Exception as exc:  # reported, never raised into the user's turn
+                return _failed(rounds, writes, exc)
             if not isinstance(reply, AIMessage) or not reply.tool_calls or rounds > self.max_tool_rounds:
                 return FlushReport(rounds, tuple(writes), message_text(reply))
             turn.append(reply)
             for call in reply.tool_calls:
                 turn.append(await _acall_tool(tools, call, config, writes))
         raise AssertionError("unreachable: the loop always returns")
+
+    @staticmethod
+    def _shorter_retry(report: FlushReport, history: list[BaseMessage]) -> bool:
+        return report.failure == "context_overflow" and not report.writes and len(history) > 2
 
     def _tools(self, chat_type: ChatType) -> list[BaseTool]:
         # The write tool itself refuses anything but today's daily log: a prompt is not a fence.
@@ -270,30 +318,56 @@ class MemoryFlush:
         """The state update of a flush step: bookkeeping keys only, ``{}`` when nothing ran."""
         if self._skipped(state):
             return {}
-        try:
-            report = self.run(state_messages(state), chat_type=resolve_chat_type(config, context))
-        except Exception as exc:  # the user's turn must go on; retried at the next step
-            logger.warning("memory flush failed, will retry: %s", exc, exc_info=True)
-            return {}
-        return self._done(state, report)
+        report = self.run(state_messages(state), chat_type=resolve_chat_type(config, context))
+        return self._outcome(state, report)
 
     async def aupdate(self, state: Any, config: RunnableConfig | None = None,
                       context: Any = None) -> dict[str, Any]:
         if self._skipped(state):
             return {}
-        try:
-            report = await self.arun(state_messages(state),
-                                     chat_type=resolve_chat_type(config, context))
-        except Exception as exc:  # the user's turn must go on; retried at the next step
-            logger.warning("memory flush failed, will retry: %s", exc, exc_info=True)
-            return {}
-        return self._done(state, report)
+        report = await self.arun(state_messages(state),
+                                 chat_type=resolve_chat_type(config, context))
+        return self._outcome(state, report)
 
     def _skipped(self, state: Any) -> bool:
-        reason = self.skip_reason(state)
+        reason = self.skip_reason(state) or self._backing_off(state)
         if reason is not None:
             logger.debug("memory flush skipped: %s", reason)
         return reason is not None
+
+    def _backing_off(self, state: Any) -> str | None:
+        if state_get(state, "memory_flush_failure_cycle", None) != _cycle(state):
+            return None
+        retry_at = float(state_get(state, "memory_flush_retry_at", 0) or 0)
+        wait = retry_at - self.clock().timestamp()
+        return f"backing off after a failed flush ({wait:.1f} s left)" if wait > 0 else None
+
+    def _outcome(self, state: Any, report: FlushReport) -> dict[str, Any]:
+        """Done, retried later with backoff, or given up for this cycle; the turn goes on."""
+        if report.error is None:
+            return self._done(state, report)
+        if report.writes:
+            # Its notes landed: redoing the turn would write them again (maybe reworded).
+            self._record_failure(report, gave_up=False, why="its notes were saved; not redone")
+            return self._done(state, report)
+        failures = 1 + (int(state_get(state, "memory_flush_failures", 0) or 0)
+                        if state_get(state, "memory_flush_failure_cycle", None) == _cycle(state)
+                        else 0)
+        if report.failure != "retryable" or failures >= self.max_attempts:
+            self._record_failure(report, gave_up=True, why=f"gave up after {failures} attempt(s)")
+            return {"memory_flush_compaction_count": _cycle(state),
+                    "memory_flush_failures": failures, "memory_flush_failure_cycle": _cycle(state)}
+        delay = min(self.retry_max_seconds, self.retry_base_seconds * 2 ** (failures - 1))
+        self._record_failure(report, gave_up=False, why=f"retry in {delay:.0f} s")
+        return {"memory_flush_failures": failures, "memory_flush_failure_cycle": _cycle(state),
+                "memory_flush_retry_at": self.clock().timestamp() + delay}
+
+    def _record_failure(self, report: FlushReport, *, gave_up: bool, why: str) -> None:
+        logger.warning("memory flush failed (%s): %s; %s", report.failure, report.error, why)
+        try:  # for `status`; bookkeeping must never fail the user's turn
+            self.index.record_flush_failure(f"{report.error} ({why})", gave_up=gave_up)
+        except OpenClawMemoryError as exc:
+            logger.warning("could not record the failed memory flush in the index: %s", exc)
 
     def _done(self, state: Any, report: FlushReport) -> dict[str, Any]:
         logger.info("memory flush: %d note(s) appended, %d model call(s), silent=%s",
@@ -302,8 +376,8 @@ class MemoryFlush:
             self.index.record_flush(appended=report.appended)
         except OpenClawMemoryError as exc:
             logger.warning("could not record the memory flush in the index: %s", exc)
-        return {"memory_flush_at": time.time(),
-                "memory_flush_compaction_count": int(state_get(state, "compaction_count", 0) or 0)}
+        return {"memory_flush_at": self.clock().timestamp(),
+                "memory_flush_compaction_count": _cycle(state)}
 
     def as_node(self) -> Runnable[Any, dict[str, Any]]:
         """A LangGraph node (sync and async) running :meth:`update`."""
@@ -324,6 +398,15 @@ def memory_flush_node(index: MemoryIndex, model: BaseChatModel,
     The graph state needs the keys of :class:`~openclaw_memory.langgraph.MemoryGraphState`.
     """
     return MemoryFlush(index, model, **options).as_node()
+
+
+def _cycle(state: Any) -> int:
+    return int(state_get(state, "compaction_count", 0) or 0)
+
+
+def _failed(rounds: int, writes: list[Mapping[str, Any]], error: BaseException) -> FlushReport:
+    return FlushReport(rounds, tuple(writes), "", error=f"{type(error).__name__}: {error}",
+                       failure=classify_failure(error))
 
 
 def _with_no_reply_hint(prompt: str) -> str:
@@ -439,7 +522,34 @@ def _new_summary_update(state: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _summarization_due(summarization: Any, model: BaseChatModel) -> CompactionDue | None:
-    """Evaluate a ``SummarizationMiddleware`` trigger (its public ``trigger`` attribute)."""
+    """Will ``SummarizationMiddleware`` compact these messages in this step?
+
+    Asked of the summarizer itself when it can answer (its own trigger test, with its own
+    counter, reported usage and model profile, and its cut-off: a trigger with nothing to cut
+    compacts nothing), so the flush can never fall behind a summarizer that counts
+    differently. Otherwise its public ``trigger`` is evaluated here the same way.
+    """
+    should = getattr(summarization, "_should_summarize", None)
+    counter = getattr(summarization, "token_counter", None)
+    cutoff = getattr(summarization, "_determine_cutoff_index", None)
+    if callable(should) and callable(counter):
+
+        def asked(messages: Sequence[BaseMessage], tokens: int) -> bool:
+            try:
+                if not should(list(messages), counter(messages)):
+                    return False
+                return not callable(cutoff) or cutoff(list(messages)) > 0
+            except Exception:  # a changed private API: fall back to the public trigger
+                logger.debug("summarizer's own trigger test failed", exc_info=True)
+                return bool(mirrored and mirrored(messages, tokens))
+
+        mirrored = _mirrored_trigger(summarization, model)
+        return asked
+    return _mirrored_trigger(summarization, model)
+
+
+def _mirrored_trigger(summarization: Any, model: BaseChatModel) -> CompactionDue | None:
+    """The summarizer's public ``trigger`` evaluated here (tokens: estimate or reported usage)."""
     clauses = _trigger_clauses(getattr(summarization, "trigger", None))
     if not clauses:
         return None

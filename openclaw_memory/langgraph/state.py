@@ -18,11 +18,16 @@ class MemoryGraphState(MessagesState, total=False):
     * ``memory_flush_compaction_count``: the ``compaction_count`` of the cycle whose flush has
       run; equal to ``compaction_count`` means "already flushed in this cycle".
     * ``memory_flush_at``: when the last flush ran (Unix time, seconds).
+    * ``memory_flush_failures``, ``memory_flush_failure_cycle``, ``memory_flush_retry_at``:
+      failed flush attempts in that cycle and when the next may run (bounded retries).
     """
 
     compaction_count: int
     memory_flush_compaction_count: int
     memory_flush_at: float
+    memory_flush_failures: int
+    memory_flush_failure_cycle: int
+    memory_flush_retry_at: float
 
 
 class MemoryAgentState(AgentState[Any]):
@@ -35,4 +40,7 @@ class MemoryAgentState(AgentState[Any]):
     compaction_count: NotRequired[int]
     memory_flush_compaction_count: NotRequired[int]
     memory_flush_at: NotRequired[float]
+    memory_flush_failures: NotRequired[int]
+    memory_flush_failure_cycle: NotRequired[int]
+    memory_flush_retry_at: NotRequired[float]
     compaction_summary_id: NotRequired[str]

@@ -1,0 +1,93 @@
+"""Internal work (the flush turn, a compaction summary) that no user-facing handler may see.
+
+A graph node's model and tool calls normally inherit the run's callback handlers: that is
+how ``astream_events``, ``stream_mode="messages"``, a UI's streaming handler or any handler
+the user attached receive every token. Passing ``callbacks=[]`` is not enough: the run's
+config lives in a context variable that LangChain merges back into nested calls (a
+``bind_tools`` binding, a tool's own run). So internal work runs *detached*: the context
+variable is cleared for its duration and the work gets a callback manager holding only the
+run's tracers (LangSmith's ``LangChainTracer``, or a handler whose class sets
+``openclaw_memory_traces_internal = True``), parented to the current run. A trace therefore
+still shows the flush as a child run of the agent's trace, tagged ``openclaw_memory:internal``
+and ``nostream``, while streams and user handlers see nothing of it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, TypeVar
+
+from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager, CallbackManager
+from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langchain_core.runnables.config import var_child_runnable_config
+from langchain_core.tracers.langchain import LangChainTracer
+from langgraph.constants import TAG_NOSTREAM
+
+__all__ = ["INTERNAL_TAG", "arun_silently", "is_trace_handler", "run_silently"]
+
+INTERNAL_TAG = "openclaw_memory:internal"
+"""Tag on every run this package makes on its own (flush turn, compaction summary)."""
+
+_T = TypeVar("_T")
+_V = TypeVar("_V")
+
+
+def is_trace_handler(handler: BaseCallbackHandler) -> bool:
+    """Handlers that record internal runs: tracers, never streams or UI handlers."""
+    return isinstance(handler, LangChainTracer) or bool(
+        getattr(handler, "openclaw_memory_traces_internal", False))
+
+
+def run_silently(fn: Callable[[_V, RunnableConfig], _T], value: _V, run_name: str) -> _T:
+    """``fn(value, config)`` as a traced-only child run; ``config`` is for its nested calls."""
+    with _detached() as config:
+        result: _T = RunnableLambda(fn, name=run_name).invoke(value, _named(config, run_name))
+        return result
+
+
+async def arun_silently(fn: Callable[[_V, RunnableConfig], Awaitable[_T]], value: _V,
+                        run_name: str) -> _T:
+    with _detached() as config:
+        runnable: RunnableLambda[_V, _T] = RunnableLambda(_never_sync, afunc=fn, name=run_name)
+        return await runnable.ainvoke(value, _named(config, run_name))
+
+
+def _never_sync(value: Any) -> Any:  # pragma: no cover - only the async entry point calls it
+    raise RuntimeError("called synchronously")
+
+
+def _named(config: RunnableConfig, run_name: str) -> RunnableConfig:
+    metadata = dict(config.get("metadata") or {})
+    metadata["openclaw_memory"] = run_name
+    return {**config, "metadata": metadata, "run_name": run_name}
+
+
+@contextlib.contextmanager
+def _detached() -> Iterator[RunnableConfig]:
+    parent = var_child_runnable_config.get() or {}
+    config: RunnableConfig = {
+        "callbacks": _tracers_only(parent.get("callbacks")),
+        "tags": [TAG_NOSTREAM, INTERNAL_TAG],
+        # The run's thread and checkpoint keys stay out: internal calls are not graph steps.
+        "configurable": {},
+        "metadata": {k: v for k, v in (parent.get("metadata") or {}).items()
+                     if not k.startswith("langgraph_") and k != "checkpoint_ns"},
+    }
+    token = var_child_runnable_config.set(None)
+    try:
+        yield config
+    finally:
+        var_child_runnable_config.reset(token)
+
+
+def _tracers_only(callbacks: Any) -> CallbackManager:
+    if isinstance(callbacks, BaseCallbackManager):
+        return CallbackManager(
+            handlers=[h for h in callbacks.handlers if is_trace_handler(h)],
+            inheritable_handlers=[h for h in callbacks.inheritable_handlers if is_trace_handler(h)],
+            parent_run_id=callbacks.parent_run_id)
+    if isinstance(callbacks, list):
+        kept = [h for h in callbacks if isinstance(h, BaseCallbackHandler) and is_trace_handler(h)]
+        return CallbackManager(handlers=kept, inheritable_handlers=kept)
+    return CallbackManager(handlers=[])

@@ -9,7 +9,6 @@ taken when the compaction request arrives.
 from __future__ import annotations
 
 import importlib.util
-import json
 import re
 import sys
 from collections.abc import Iterator
@@ -19,13 +18,14 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from chat_brain import Brain, text_of
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, RemoveMessage
 from langchain_openai import ChatOpenAI
 from langgraph.checkpoint.memory import InMemorySaver
-from openai_server import CHAT_PATH, FakeOpenAIServer, RecordedRequest, Reply, chat_reply, wire_tool_call
+from openai_server import CHAT_PATH, FakeOpenAIServer, RecordedRequest
 
 from openclaw_memory import MemoryIndex
-from openclaw_memory.langgraph import FLUSH_PROMPT, FLUSH_SYSTEM_PROMPT, SUMMARY_PROMPT
+from openclaw_memory.langgraph import FLUSH_PROMPT, FLUSH_SYSTEM_PROMPT
 from openclaw_memory.notes import daily_note_path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,68 +43,6 @@ def _load_agent_module() -> ModuleType:
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
-
-
-# ---------------------------------------------------------------------- the scripted model
-
-
-def _text(message: dict[str, Any]) -> str:
-    content = message.get("content") or ""
-    if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return str(content)
-
-
-@dataclass
-class Brain:
-    """Rules standing in for an LLM; ``events`` logs flush turns and compactions in order."""
-
-    daily_file: Path
-    events: list[tuple[str, str]] = field(default_factory=list)
-
-    def __call__(self, request: RecordedRequest) -> Reply:
-        messages = request.json["messages"]
-        first = _text(messages[0])
-        if first == SUMMARY_PROMPT:
-            snapshot = self.daily_file.read_text() if self.daily_file.exists() else ""
-            self.events.append(("compaction", snapshot))
-            return chat_reply(request, "- The user sent routine status updates.")
-        if first == FLUSH_SYSTEM_PROMPT:
-            return self._flush(request, messages)
-        return self._agent(request, messages)
-
-    def _flush(self, request: RecordedRequest, messages: list[dict[str, Any]]) -> Reply:
-        if messages[-1]["role"] == "tool":
-            return chat_reply(request, "  NO_REPLY\n")
-        self.events.append(("flush", ""))
-        facts = [m.group(1) for msg in messages if msg["role"] == "user"
-                 for m in re.finditer(r"(?i)remember that (.+?)\.(?:\s|$)", _text(msg))]
-        if not facts:
-            return chat_reply(request, "NO_REPLY")
-        calls = [wire_tool_call("memory_write", {"content": f"- {fact[0].upper()}{fact[1:]}."})
-                 for fact in facts]
-        return chat_reply(request, None, calls)
-
-    def _agent(self, request: RecordedRequest, messages: list[dict[str, Any]]) -> Reply:
-        last = messages[-1]
-        if last["role"] == "tool":
-            return chat_reply(request, _answer(_text(last)))
-        text = _text(last)
-        if text.endswith("?"):
-            return chat_reply(request, None, [wire_tool_call("memory_search", {"query": text})])
-        return chat_reply(request, f"Noted. {text[:60]}")
-
-
-def _answer(tool_result: str) -> str:
-    """Answer from the top hit and always cite it: the policy, not the model, must strip it."""
-    try:
-        hits = json.loads(tool_result)["results"]
-    except (ValueError, KeyError):
-        return "I checked memory and found nothing about that."
-    top = hits[0]
-    line = next(ln for ln in top["snippet"].splitlines() if ln.startswith("- "))
-    cite = f"{top['path']}#L{top['start_line']}-L{top['end_line']}"
-    return f"According to my notes: {line[2:]}\n\nSource: {cite}"
 
 
 # ---------------------------------------------------------------------- the run
@@ -208,11 +146,11 @@ def _assert_notes_on_disk_before_compaction(events: list[tuple[str, str]], notes
 
 def _assert_recall_cites_the_note(recall: AIMessage, notes: str, path: str) -> None:
     assert "eu-central-1" in recall.text
-    match = re.search(r"Source: (\S+)#L(\d+)-L(\d+)", recall.text)
+    match = re.search(r"Source: (\S+)#L(\d+)(?:-L(\d+))?", recall.text)
     assert match is not None, recall.text
     fact_line = next(i for i, line in enumerate(notes.splitlines(), 1) if "eu-central-1" in line)
     assert match.group(1) == path
-    assert int(match.group(2)) <= fact_line <= int(match.group(3))
+    assert int(match.group(2)) <= fact_line <= int(match.group(3) or match.group(2))
 
 
 def _assert_group_answers_are_clean(recall: AIMessage, private: AIMessage,
@@ -222,7 +160,7 @@ def _assert_group_answers_are_clean(recall: AIMessage, private: AIMessage,
     assert "4471" not in private.text and "found nothing" in private.text
     # MEMORY.md never reached the model in the group chat: not in a prompt, not in a tool result.
     assert requests and all("4471" not in r.body.decode() for r in requests)
-    assert all("#L" not in _text(m) for r in requests for m in r.json["messages"] if m["role"] == "tool")
+    assert all("#L" not in text_of(m) for r in requests for m in r.json["messages"] if m["role"] == "tool")
 
 
 def _assert_nothing_silent_is_visible(session: Session, threads: list[str]) -> None:

@@ -155,18 +155,35 @@ def test_write_appends_to_today_and_reports_the_lines(index: MemoryIndex, worksp
 def test_write_restriction_refuses_other_targets(index: MemoryIndex, workspace: Path) -> None:
     before = (workspace / "MEMORY.md").read_bytes()
     write = tools_by_name(index, write_target_restriction="daily")["memory_write"]
-    assert "only target='daily'" in write.description
     message = call(write, content="The user prefers tea.", target="memory")
-    assert message.status == "error" and "target='daily'" in message.content
+    assert message.status == "error" and "'daily'" in message.content
     assert (workspace / "MEMORY.md").read_bytes() == before
+
+
+@pytest.mark.parametrize("scope", [{"chat_type": "group"}, {"chat_type": "channel"},
+                                   {"write_target_restriction": "daily"}])
+def test_schemas_offer_only_what_the_context_allows(index: MemoryIndex, scope: dict[str, Any]) -> None:
+    offered = {name: convert_to_openai_tool(tool)["function"]
+               for name, tool in tools_by_name(index, **scope).items()}
+    write = offered["memory_write"]
+    assert write["parameters"]["properties"]["target"].get("enum", ["daily"]) == ["daily"]
+    assert "MEMORY.md" not in json.dumps(write)
+    if "chat_type" in scope:
+        assert "MEMORY.md" not in json.dumps(offered)
+
+
+def test_direct_chats_are_offered_both_write_targets(index: MemoryIndex) -> None:
+    write = convert_to_openai_tool(tools_by_name(index)["memory_write"])["function"]
+    assert write["parameters"]["properties"]["target"]["enum"] == ["daily", "memory"]
+    assert "MEMORY.md" in json.dumps(write)
 
 
 def test_group_chat_cannot_write_or_probe_memory_md(index: MemoryIndex, workspace: Path) -> None:
     before = (workspace / "MEMORY.md").read_bytes()
     write = tools_by_name(index, chat_type="group")["memory_write"]
     message = call(write, content="- The user is allergic to peanuts.", target="memory")
-    assert message.status == "error" and "private" in message.content
-    assert "duplicate" not in message.content
+    assert message.status == "error" and "'daily'" in message.content
+    assert "duplicate" not in message.content and "MEMORY.md" not in message.content
     assert (workspace / "MEMORY.md").read_bytes() == before
 
 

@@ -57,9 +57,17 @@ class MemorySearchInput(BaseModel):
 
 class MemoryGetInput(BaseModel):
     path: str = Field(description="File path exactly as memory_search returned it, "
-                                  "e.g. 'memory/2026-01-10.md' or 'MEMORY.md'.")
+                                  "e.g. 'memory/2026-01-10.md' or 'MEMORY.md'; a citation such "
+                                  "as 'memory/2026-01-10.md#L3-L5' reads those lines.")
     from_line: int | None = Field(None, description="First line to read (1-based).")
     lines: int | None = Field(None, description="How many lines to read from from_line.")
+
+
+class SharedChatGetInput(MemoryGetInput):
+    """``memory_get`` arguments offered in group and channel chats (no MEMORY.md)."""
+
+    path: str = Field(description="File path exactly as memory_search returned it, "
+                                  "e.g. 'memory/2026-01-10.md'.")
 
 
 class MemoryWriteInput(BaseModel):
@@ -71,7 +79,27 @@ class MemoryWriteInput(BaseModel):
                              "preferences).")
 
 
+class DailyWriteInput(BaseModel):
+    """``memory_write`` arguments where only today's log may be written (groups, the flush)."""
+
+    content: str = Field(description=MemoryWriteInput.model_fields["content"].description)
+    target: Literal["daily"] = Field("daily", description="Always 'daily': today's log.")
+
+
 # ---------------------------------------------------------------------- shared behaviour
+
+_SHARED_SEARCH_DESCRIPTION = (
+    "Search the long-term memory (the daily logs in memory/ and other notes) before answering "
+    "anything about earlier work, decisions, dates, people, preferences or open todos. "
+    "Returns the best-matching snippets with their file path; memory_get reads a file. If "
+    "nothing relevant is found, say that you checked memory."
+)
+_WRITE_DESCRIPTION = (
+    "Store a note in long-term memory so it can be found in later conversations. Use it "
+    "for decisions, facts about the user or the project, preferences and todos worth "
+    "keeping. Notes are appended (nothing is overwritten) and an identical note is not "
+    "stored twice."
+)
 
 
 def _validation_message(error: ValidationError) -> str:
@@ -119,6 +147,16 @@ class _MemoryTool(BaseTool):
     def citation_mode(self) -> CitationMode:
         return self.citations or self.index.settings.search.citations
 
+    def scoped(self, chat_type: ChatType, citations: CitationMode | None = None) -> _MemoryTool:
+        """This tool for a chat of ``chat_type``: its description and argument schema offer
+        only what that chat allows (no MEMORY.md outside direct chats)."""
+        update: dict[str, Any] = {"chat_type": chat_type, "citations": citations or self.citations}
+        update.update(self._offer(chat_type))
+        return self.model_copy(update=update)
+
+    def _offer(self, chat_type: ChatType) -> dict[str, Any]:
+        return {}
+
     @property
     def cite(self) -> bool:
         return citations_enabled(self.citation_mode, self.chat_type)
@@ -138,6 +176,11 @@ class MemorySearchTool(_MemoryTool):
     )
     args_schema: type[BaseModel] = MemorySearchInput
 
+    def _offer(self, chat_type: ChatType) -> dict[str, Any]:
+        if chat_type == "direct":
+            return {"description": type(self).model_fields["description"].default}
+        return {"description": _SHARED_SEARCH_DESCRIPTION}
+
     def _run(self, query: str, max_results: int | None = None,
              min_score: float | None = None) -> tuple[str, dict[str, Any]]:
         limit = None if max_results is None else max(1, min(max_results, _MAX_RESULTS_CAP))
@@ -152,13 +195,11 @@ class MemorySearchTool(_MemoryTool):
         cite = self.cite
         results = []
         for hit in response.results:
-            item: dict[str, Any] = {
-                "path": hit.path, "start_line": hit.start_line, "end_line": hit.end_line,
-                "score": round(hit.score, 4), "snippet": hit_snippet(hit, cite),
-                "source": hit.source,
-            }
-            if cite:
-                item["citation"] = citation_of(hit)
+            item: dict[str, Any] = {"path": hit.path, "score": round(hit.score, 4),
+                                    "snippet": hit_snippet(hit, cite), "source": hit.source}
+            if cite:  # line numbers are citations too: not handed out where they are hidden
+                item.update(start_line=hit.start_line, end_line=hit.end_line,
+                            citation=citation_of(hit))
             if explain:
                 item["explain"] = hit.explanation.as_dict()
             results.append(item)
@@ -201,6 +242,9 @@ class MemoryGetTool(_MemoryTool):
     )
     args_schema: type[BaseModel] = MemoryGetInput
 
+    def _offer(self, chat_type: ChatType) -> dict[str, Any]:
+        return {"args_schema": MemoryGetInput if chat_type == "direct" else SharedChatGetInput}
+
     def _run(self, path: str, from_line: int | None = None,
              lines: int | None = None) -> tuple[str, dict[str, Any]]:
         with _as_tool_errors():
@@ -209,13 +253,14 @@ class MemoryGetTool(_MemoryTool):
         return _compact(payload), payload
 
     def _payload(self, note: NoteText) -> dict[str, Any]:
-        out: dict[str, Any] = {"path": note.path, "from_line": note.start_line,
-                               "end_line": note.end_line, "total_lines": note.total_lines,
-                               "text": note.text}
+        out: dict[str, Any] = {"path": note.path, "text": note.text}
         if note.missing:
             out["missing"] = True
-        if self.cite and note.end_line >= note.start_line:
-            out["citation"] = citation(note.path, note.start_line, note.end_line)
+        if self.cite:
+            out.update(from_line=note.start_line, end_line=note.end_line,
+                       total_lines=note.total_lines)
+            if note.end_line >= note.start_line:
+                out["citation"] = citation(note.path, note.start_line, note.end_line)
         return out
 
 
@@ -224,15 +269,16 @@ class MemoryGetTool(_MemoryTool):
 
 class MemoryWriteTool(_MemoryTool):
     name: str = "memory_write"
-    description: str = (
-        "Store a note in long-term memory so it can be found in later conversations. Use it "
-        "for decisions, facts about the user or the project, preferences and todos worth "
-        "keeping. Notes are appended (nothing is overwritten) and an identical note is not "
-        "stored twice."
-    )
+    description: str = _WRITE_DESCRIPTION
     args_schema: type[BaseModel] = MemoryWriteInput
     write_target_restriction: WriteTarget | None = None
     """When set, the only target this tool accepts (e.g. 'daily' for the flush turn)."""
+
+    def _offer(self, chat_type: ChatType) -> dict[str, Any]:
+        if chat_type == "direct" and self.write_target_restriction in (None, "memory"):
+            return {"description": _WRITE_DESCRIPTION, "args_schema": MemoryWriteInput}
+        return {"description": f"{_WRITE_DESCRIPTION} Notes go to today's log.",
+                "args_schema": DailyWriteInput}
 
     def _run(self, content: str, target: WriteTarget = "daily") -> tuple[str, dict[str, Any]]:
         restriction = self.write_target_restriction
@@ -250,11 +296,11 @@ class MemoryWriteTool(_MemoryTool):
         return _compact(payload), payload
 
     def _payload(self, result: WriteResult) -> dict[str, Any]:
-        out: dict[str, Any] = {"path": result.path, "start_line": result.start_line,
-                               "end_line": result.end_line, "written": result.written,
+        out: dict[str, Any] = {"path": result.path, "written": result.written,
                                "reason": result.reason}
         if self.cite:
-            out["citation"] = citation(result.path, result.start_line, result.end_line)
+            out.update(start_line=result.start_line, end_line=result.end_line,
+                       citation=citation(result.path, result.start_line, result.end_line))
         return out
 
 
@@ -271,12 +317,8 @@ def memory_tools(index: MemoryIndex, *, citations: CitationMode | None = None,
     is never returned or read. ``allow_write=False`` leaves out ``memory_write``;
     ``write_target_restriction="daily"`` lets it append to today's log only.
     """
-    common: dict[str, Any] = {"index": index, "citations": citations, "chat_type": chat_type}
-    tools: list[BaseTool] = [MemorySearchTool(**common), MemoryGetTool(**common)]
+    common: dict[str, Any] = {"index": index, "citations": citations}
+    tools: list[_MemoryTool] = [MemorySearchTool(**common), MemoryGetTool(**common)]
     if allow_write:
-        description = MemoryWriteTool.model_fields["description"].default
-        if write_target_restriction is not None:
-            description += f" Here only target={write_target_restriction!r} is accepted."
-        tools.append(MemoryWriteTool(**common, description=description,
-                                     write_target_restriction=write_target_restriction))
-    return tools
+        tools.append(MemoryWriteTool(**common, write_target_restriction=write_target_restriction))
+    return [tool.scoped(chat_type) for tool in tools]

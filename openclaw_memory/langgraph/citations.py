@@ -189,7 +189,12 @@ class CitationPolicy:
         # says (or defaults to) "direct"; an explicit citation setting on the tool is kept,
         # and the result is cleaned afterwards if this policy hides citations.
         scope = tool.chat_type if tool.chat_type != "direct" else chat_type
-        return tool.model_copy(update={"chat_type": scope, "citations": tool.citations or self.mode})
+        return tool.scoped(scope, tool.citations or self.mode)
+
+    def scope_tools(self, tools: Sequence[_T], chat_type: ChatType) -> list[_T]:
+        """``scope_tool`` over a list of tools (other kinds, e.g. dict schemas, unchanged)."""
+        return [self.scope_tool(t, chat_type) if isinstance(t, BaseTool) else t  # type: ignore[misc]
+                for t in tools]
 
     def wrap_tool_call(self, request: ToolCallRequest,
                        handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
@@ -325,6 +330,7 @@ class CitationPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
                         ) -> ModelResponse[Any] | AIMessage:
         chat_type = _model_chat_type(request)
+        request = self._offered(request, chat_type)
         if self.policy.shows(chat_type):
             return handler(request)
         with _tokens_hidden():
@@ -336,11 +342,17 @@ class CitationPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any] | AIMessage:
         chat_type = _model_chat_type(request)
+        request = self._offered(request, chat_type)
         if self.policy.shows(chat_type):
             return await handler(request)
         with _tokens_hidden():
             response = await handler(request)
         return self._clean_response(response, chat_type)
+
+    def _offered(self, request: ModelRequest[Any], chat_type: ChatType) -> ModelRequest[Any]:
+        # The model is offered the memory tools as this chat allows them (no MEMORY.md in
+        # group chats): their descriptions and schemas, not only their behaviour.
+        return request.override(tools=self.policy.scope_tools(list(request.tools), chat_type))
 
     def _clean_response(self, response: _T, chat_type: ChatType) -> _T:
         if isinstance(response, AIMessage):

@@ -19,7 +19,15 @@ from .embeddings.cache import CachedProvider
 from .embeddings.factory import ProviderChoice, create_provider
 from .errors import EmbeddingError, IndexCorruptError, OpenClawMemoryError, ProviderUnavailableError
 from .freshness import Freshness
-from .notes import NoteText, WriteResult, append_daily, read_note, write_memory_md
+from .notes import (
+    NoteText,
+    WriteResult,
+    append_daily,
+    read_note,
+    read_transcript_lines,
+    split_citation,
+    write_memory_md,
+)
 from .paths import default_index_path
 from .search import SearchRequest, run_search
 from .store import Store
@@ -329,7 +337,14 @@ class MemoryIndex:
 
     def get(self, path: str, from_line: int | None = None, lines: int | None = None,
             *, chat_type: ChatType = "direct") -> NoteText:
-        """Read lines of a memory file through the path gate (missing file -> empty text)."""
+        """Read lines of a memory file through the path gate (missing file -> empty text).
+
+        ``path`` may be a citation as search returns it (``memory/x.md#L3-L5``, ``#L3``, a
+        session transcript's ``sessions/<name>.jsonl#L7``): those lines are read.
+        """
+        path, from_line, lines = split_citation(path, from_line, lines)
+        if path.strip().removeprefix("./").startswith("sessions/") and path.strip().endswith(".jsonl"):
+            return read_transcript_lines(self.workspace.sessions_dir, path, from_line, lines)
         if chat_type != "direct" and self.workspace.resolve(path).kind == "memory_md":
             raise OpenClawMemoryError("MEMORY.md is private and not available in group chats")
         return read_note(self.workspace, path, from_line, lines)

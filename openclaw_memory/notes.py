@@ -12,10 +12,12 @@ import contextlib
 import errno
 import fcntl
 import os
+import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, tzinfo
+from pathlib import Path
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -27,6 +29,7 @@ from openclaw_memory.errors import (
     PathRefusedError,
     WorkspaceError,
 )
+from openclaw_memory.sessions import flatten_transcript
 from openclaw_memory.workspace import ResolvedPath, Workspace
 
 __all__ = [
@@ -36,6 +39,8 @@ __all__ = [
     "append_daily",
     "daily_note_path",
     "read_note",
+    "read_transcript_lines",
+    "split_citation",
     "today",
     "write_memory_md",
 ]
@@ -109,6 +114,55 @@ def read_note(
     return NoteText(
         resolved.rel_path, "\n".join(selected), start, start + len(selected) - 1, len(all_lines)
     )
+
+
+_CITATION = re.compile(r"^(?P<path>.+?)#L(?P<start>\d+)(?:-L?(?P<end>\d+))?$")
+
+
+def split_citation(path: str, from_line: int | None = None,
+                   lines: int | None = None) -> tuple[str, int | None, int | None]:
+    """``("memory/x.md#L3-L5")`` -> ``("memory/x.md", 3, 3)``: citations as search returns
+    them (``path#L3``, ``path#L3-L5``) read those lines. Explicit ``from_line``/``lines`` win."""
+    match = _CITATION.match(path.strip()) if isinstance(path, str) else None
+    if match is None:
+        return path, from_line, lines
+    start = int(match.group("start"))
+    end = max(start, int(match.group("end") or start))
+    return match.group("path"), from_line or start, lines or end - start + 1
+
+
+def read_transcript_lines(sessions_dir: Path | None, path: str, from_line: int | None = None,
+                          lines: int | None = None) -> NoteText:
+    """Lines of a session transcript as search cites them (``sessions/<name>.jsonl``).
+
+    Line ``n`` of the answer is JSONL line ``n`` rendered as its message (``User: ...``);
+    lines that hold no message (tool records, damage) read as empty, so numbers stay exact.
+    Only a plain file directly in the configured transcripts folder is read.
+    """
+    name = path.strip().removeprefix("./").removeprefix("sessions/")
+    if (sessions_dir is None or not name.endswith(".jsonl") or "/" in name or "\\" in name
+            or name.startswith(".")):
+        raise PathRefusedError("path refused")
+    full = sessions_dir / name
+    try:
+        info = full.lstat()
+    except FileNotFoundError:
+        start = max(1, from_line or 1)
+        return NoteText(f"sessions/{name}", "", start, start - 1, 0, missing=True)
+    except OSError as exc:
+        raise WorkspaceError(f"cannot read sessions/{name}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
+        raise PathRefusedError("path refused")
+    with _io_errors("read", f"sessions/{name}"):
+        raw = full.read_bytes().split(b"\n")
+    if raw and raw[-1] == b"":
+        raw.pop()
+    rendered = [flatten_transcript(line).text for line in raw]
+    start = max(1, from_line or 1)
+    count = max(1, lines) if lines else len(rendered)
+    selected = rendered[start - 1 : start - 1 + count]
+    return NoteText(f"sessions/{name}", "\n".join(selected), start, start + len(selected) - 1,
+                    len(rendered))
 
 
 def _split_lines(text: str) -> list[str]:

@@ -106,3 +106,12 @@ def test_cli_indexing_leaves_markdown_untouched(cli, workspace: Path) -> None:  
     cli("index", "--full")
     cli("search", "anything")
     assert snapshot(workspace) == before
+
+
+def test_get_reads_back_a_citation_that_search_printed(cli) -> None:  # type: ignore[no-untyped-def]
+    hit = json.loads(cli("search", "Frankfurt invoice renderer", "--json").stdout)["results"][0]
+    out = cli("get", hit["citation"])
+    assert out.returncode == 0, out.stderr
+    assert "Deployed the invoice renderer to Frankfurt." in out.stdout
+    one = cli("get", "memory/2026-01-10.md#L4", "--json")
+    assert json.loads(one.stdout)["text"] == "- Ticket BILL-482: zero-amount invoices crash the PDF job."

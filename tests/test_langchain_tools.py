@@ -226,3 +226,11 @@ async def test_tools_work_asynchronously(index: MemoryIndex) -> None:
     message = await search.ainvoke({"type": "tool_call", "name": "memory_search",
                                     "args": {"query": "BILL-482"}, "id": "x"})
     assert json.loads(message.content)["results"][0]["path"] == "memory/2026-01-10.md"
+
+
+def test_memory_get_reads_the_lines_of_a_citation(index: MemoryIndex) -> None:
+    get = tools_by_name(index)["memory_get"]
+    result = json.loads(call(get, path="memory/2026-01-10.md#L3-L4").content)
+    assert (result["from_line"], result["end_line"]) == (3, 4)
+    assert result["text"].splitlines() == ["- Deployed the invoice renderer to Frankfurt.",
+                                           "- Ticket BILL-482: zero-amount invoices crash the PDF job."]

@@ -203,3 +203,17 @@ def test_plain_chain_wrapper_cleans_text_messages_and_dicts() -> None:
     assert chain.invoke("q")["answer"] == text
     streamed = list(with_citation_policy(RunnableLambda(lambda q: text), "off").stream("q"))
     assert streamed == ["Lisbon on December 3rd."]
+
+
+@pytest.mark.parametrize(("cited", "clean"), [
+    ("As noted in memory/2026-11-21.md#L3-L5, the region is X.", "As noted in my notes, the region is X."),
+    ("The region is X — see memory/a.md#L3.", "The region is X."),
+    ("The region is X, see memory/a.md#L3.", "The region is X."),
+    ("I found this in: memory/a.md#L3", "I found this in my notes"),
+    ("I found this in memory/a.md#L3: the region is X.", "I found this in my notes: the region is X."),
+    ("From memory/a.md#L3: the region is X.", "From my notes: the region is X."),
+    ("The region is X, as recorded in memory/a.md#L3.", "The region is X, as recorded in my notes."),
+    ("The region is X; see `memory/a.md#L3` and memory/b.md#L4.", "The region is X."),
+])
+def test_stripping_leaves_sentences_that_read_naturally(cited: str, clean: str) -> None:
+    assert strip_citations(cited) == clean

@@ -16,7 +16,7 @@ import pytest
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.cli import main
-from openclaw_memory.errors import ConfigError
+from openclaw_memory.errors import ConfigError, PathRefusedError
 from openclaw_memory.session_delta import SessionDelta, is_due
 from openclaw_memory.store import SCHEMA_VERSION
 from openclaw_memory.store.schema import _MIGRATIONS
@@ -552,3 +552,18 @@ def test_the_threshold_rule(pending_bytes: int, pending_lines: int, delta_bytes:
 def test_new_and_rewritten_transcripts_are_always_due() -> None:
     for delta in (SessionDelta("x", 0, 0, new=True), SessionDelta("x", 0, 0, rewritten=True)):
         assert is_due(delta, delta_bytes=10**9, delta_lines=10**9)
+
+
+def test_a_transcript_citation_from_search_reads_back_its_jsonl_lines(ws: Path) -> None:
+    append(ws / "sessions" / "alpha.jsonl", b'{"type": "tool", "content": "ignored"}',
+           record("user", "And the blimp?"))
+    with open_index(ws) as memory:
+        hit = memory.search("zeppelin").results[0]
+        assert hit.citation is not None and hit.citation.startswith("sessions/alpha.jsonl#L")
+        note = memory.get(hit.citation)
+        assert note.path == "sessions/alpha.jsonl" and note.start_line == hit.start_line
+        assert "User: Where did we park the zeppelin?" in note.text
+        span = memory.get("sessions/alpha.jsonl#L2-L4")
+        assert span.text.split("\n") == ["Assistant: In hangar seven.", "", "User: And the blimp?"]
+        with pytest.raises(PathRefusedError):
+            memory.get("sessions/../MEMORY.md.jsonl#L1")

@@ -80,6 +80,12 @@ _INLINE_SOURCE = re.compile(rf"[ \t]*[-\u2013\u2014]?[ \t]*\b(?:sources?)[ \t]*:
 _LEAD_IN = re.compile(
     rf"(^|(?<=[.!?])[ \t]+)(?:per|according to|see|cf\.?)[ \t]+{_CITES}[ \t]*[,:.]?[ \t]*(\w?)",
     re.IGNORECASE | re.MULTILINE)
+# "- see path#L3" / ", cf. path#L3": a pointer that only pointed at the citation goes with it.
+_SEE = re.compile(rf"[ \t]*[,;]?[ \t]*[-\u2013\u2014]?[ \t]*\b(?:see|cf\.?)[ \t]*:?[ \t]*{_CITES}",
+                  re.IGNORECASE)
+# "noted in path#L3", "I found this in: path#L3", "From path#L3:": the sentence needs its
+# object, so the citation becomes a plain "my notes".
+_PLACE = re.compile(rf"\b(in|from|at|to)[ \t]*:?[ \t]*{_CITES}", re.IGNORECASE)
 _BARE = re.compile(rf"[ \t]*(?<![\w/]){_CITES}")
 _ANY = re.compile(_CITE)
 
@@ -96,6 +102,8 @@ def strip_citations(text: str) -> str:
     out = _BRACKETED.sub("", out)
     out = _INLINE_SOURCE.sub("", out)
     out = _LEAD_IN.sub(lambda m: m.group(1) + m.group(2).upper(), out)
+    out = _SEE.sub("", out)
+    out = _PLACE.sub(r"\1 my notes", out)
     out = _BARE.sub("", out)
     return _tidy(out)
 

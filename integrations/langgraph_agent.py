@@ -7,8 +7,9 @@ citation policy, scope, the Memory Recall prompt section and session-start conte
 
 Any OpenAI-compatible chat endpoint works (``ChatOpenAI``); ``--scripted`` swaps in a small
 rule-based model so the whole loop (tool calls, flush, compaction, recall) runs offline.
-Without ``-m`` messages are read from stdin, one per line (the scripted mode then plays a
-built-in conversation). The graph::
+Messages come from ``-m`` (repeatable) or, with ``--stdin``, from standard input one per
+line; with neither, the scripted mode plays a built-in conversation and a real model reads
+standard input. The conversation is printed whether or not the output is a terminal. The graph::
 
     START -> flush -> compact -> agent --(tool calls)--> tools -> flush ...
                                        \\--(answer)--> END
@@ -76,11 +77,13 @@ def build_agent(index: MemoryIndex, model: BaseChatModel, *, flush_model: BaseCh
                         reserve_tokens_floor=reserve_tokens_floor,
                         soft_threshold_tokens=soft_threshold_tokens,
                         token_counter=compaction.token_counter, compaction_due=compaction.due)
-    bound = model.bind_tools(tools)
+    compaction.flush = flush  # no compaction in a cycle whose flush has not run
 
     def agent(state: MemoryGraphState, config: RunnableConfig) -> dict[str, Any]:
         chat_type = resolve_chat_type(config, current_context())
         system = _system_prompt(index, tools, citations, chat_type, session_context_chars)
+        # Bound per run: the tool schemas offered depend on the chat (no MEMORY.md in groups).
+        bound = model.bind_tools(policy.scope_tools(tools, chat_type))
         reply = policy.call_model(bound, [SystemMessage(content=system), *state["messages"]],
                                   chat_type=chat_type, config=config)
         return {"messages": [reply]}
@@ -249,13 +252,16 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--soft-threshold", type=int, default=None, help="default 4000 (scripted: 200)")
     parser.add_argument("--timezone", default=None, help="IANA zone of the daily log names")
     parser.add_argument("-m", "--message", action="append", help="a user message (repeatable)")
+    parser.add_argument("--stdin", action="store_true",
+                        help="read the user's messages from standard input, one per line")
     return parser.parse_args(argv)
 
 
 def _messages(args: argparse.Namespace) -> Iterator[str]:
     if args.message:
         yield from args.message
-    elif args.scripted and sys.stdin.isatty():
+    elif args.scripted and not args.stdin:
+        # Not tied to a terminal: run from an IDE, CI or a pipe, the demo still plays.
         yield from DEMO_CONVERSATION
     else:
         yield from (line.strip() for line in sys.stdin if line.strip())
@@ -278,9 +284,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for text in _messages(args):
             before = agent.get_state(config).values
             result = agent.invoke({"messages": [HumanMessage(content=text)]}, config)
-            print(f"you> {text}\nagent> {_text(result['messages'][-1])}")
+            print(f"you> {text}\nagent> {_text(result['messages'][-1])}", flush=True)
             for event in _memory_events(before, result):
-                print(f"  [{event}]")
+                print(f"  [{event}]", flush=True)
     return 0
 
 

@@ -204,6 +204,19 @@ _COMMANDS = {"index": _cmd_index, "search": _cmd_search, "get": _cmd_get, "write
              "status": _cmd_status, "watch": _cmd_watch}
 
 
+def _requested_provider_unavailable(memory: MemoryIndex, args: argparse.Namespace) -> str | None:
+    """Warn (stderr) when a provider asked for by name cannot be used: it is never silent."""
+    requested = memory.settings.embedding.provider
+    if args.command not in ("index", "search", "status") or requested in ("auto", "none"):
+        return None
+    reason = memory.provider_choice().unavailable_reason
+    if reason is None:
+        return None
+    message = f"embedding provider {requested!r} is unavailable: {reason}"
+    print(f"openclaw-memory: warning: {message}; answering keyword-only", file=sys.stderr)
+    return message
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -211,7 +224,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_eval(args, lambda: _workspace(args), _Bar)
         else:
             with _open(args) as memory:
+                unavailable = _requested_provider_unavailable(memory, args)
                 _COMMANDS[args.command](memory, args)
+                if unavailable and args.command == "index":
+                    raise OpenClawMemoryError(f"{unavailable}; indexed keyword-only, no vectors")
     except OpenClawMemoryError as exc:
         print(f"openclaw-memory: error: {exc}", file=sys.stderr)
         return EXIT_ERROR

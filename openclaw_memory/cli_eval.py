@@ -17,7 +17,7 @@ from .config import MemorySettings
 from .errors import EvalInputError
 from .eval_suite import QUERIES_FILE, SuiteMember, find_suite, run_suite
 from .evaluation import DEFAULT_KS, format_table, result_line
-from .index import MemoryIndex
+from .index import MemoryIndex, embedding_key
 from .paths import default_index_path
 from .sync import Progress
 
@@ -90,7 +90,8 @@ def _opener(args: argparse.Namespace) -> Callable[[Path], MemoryIndex]:
         path = args.index
         if args.index_dir is not None:
             # Same name as the default state file: unique per workspace, reused across runs.
-            path = args.index_dir / default_index_path(workspace).name
+            path = args.index_dir / default_index_path(
+                workspace, embedding_key=embedding_key(settings, None)).name
             args.index_dir.mkdir(parents=True, exist_ok=True)
         return MemoryIndex(settings, index_path=path)
     return open_index

@@ -11,7 +11,7 @@ __all__ = ["format_status"]
 # Printed in this order, one "key: value" line each; anything else follows as plain lines.
 _SCALARS = ("workspace", "index_path", "files", "chunks", "vectors", "cache_entries", "dirty",
             "pending_files", "vector_path", "vector_reason", "sqlite_driver", "sqlite_version",
-            "sqlite_vec_version", "provider", "model", "mode", "provider_unavailable_reason",
+            "sqlite_vec_version", "provider", "model", "mode", "mode_reason", "provider_unavailable_reason",
             "fallback")
 _HANDLED = {*_SCALARS, "last_sync_at", "last_sync_duration_s", "dirty_reasons",
             "background_sync", "watcher", "sync_triggers", "transcript_deltas", "last_flush_at",
@@ -77,7 +77,7 @@ def _activity_lines(status: Mapping[str, Any]) -> Iterator[str]:
 
 def format_status(status: Mapping[str, Any]) -> list[str]:
     """``status`` as readable lines (every key appears; nested values are spelled out)."""
-    lines = [f"{key}: {status[key]}" for key in _SCALARS if key in status]
+    lines = [f"{key}: {status[key]}" for key in _SCALARS if status.get(key) is not None]
     lines += [*_sync_lines(status), _watcher_line(status), *_activity_lines(status)]
     for key, label in (("skipped", "skipped"), ("warnings", "warning"), ("notes", "note")):
         for item in status.get(key) or ():

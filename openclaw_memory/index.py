@@ -7,6 +7,7 @@ import json
 import os
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,7 +18,13 @@ from .config import MemorySettings
 from .embeddings.base import EmbeddingProvider
 from .embeddings.cache import CachedProvider
 from .embeddings.factory import ProviderChoice, create_provider
-from .errors import EmbeddingError, IndexCorruptError, OpenClawMemoryError, ProviderUnavailableError
+from .errors import (
+    ConfigError,
+    EmbeddingError,
+    IndexCorruptError,
+    OpenClawMemoryError,
+    ProviderUnavailableError,
+)
 from .freshness import Freshness
 from .notes import (
     NoteText,
@@ -31,7 +38,14 @@ from .notes import (
 from .paths import default_index_path
 from .search import SearchRequest, run_search
 from .store import Store
-from .sync import LAST_SYNC_KEY, Progress, Syncer, ensure_not_inside_memory
+from .sync import (
+    FINGERPRINT_KEY,
+    LAST_SYNC_KEY,
+    Progress,
+    Syncer,
+    ensure_not_inside_memory,
+    index_fingerprint,
+)
 from .triggers import SyncOutcome
 from .types import SearchResponse, SyncReport
 from .watch import MemoryWatcher
@@ -41,6 +55,39 @@ __all__ = ["ChatType", "MemoryIndex"]
 
 ChatType = Literal["direct", "group", "channel"]
 _CURATED = frozenset({"MEMORY.md", "memory.md"})
+
+
+# Index files used by live MemoryIndex objects of this process, with their embedding: a
+# second object with other vectors on the same file would rebuild it under the first.
+_LIVE: weakref.WeakValueDictionary[tuple[Path, str], MemoryIndex] = weakref.WeakValueDictionary()
+_LIVE_LOCK = threading.Lock()
+
+
+def embedding_key(settings: MemorySettings, embedder: EmbeddingProvider | None) -> str | None:
+    """Identity of the vectors an index would hold; None for the default local model."""
+    if embedder is not None:
+        return f"custom:{embedder.id}:{embedder.model}:{embedder.provider_key}"
+    e = settings.embedding
+    provider = e.provider
+    if provider == "auto":
+        provider = "openai" if e.base_url or (e.model or "").startswith("text-embedding") else "local"
+    if provider == "local" and e.model is None and e.local_model_path is None:
+        return None
+    return json.dumps([provider, e.model, e.base_url, e.dimensions,
+                       str(e.local_model_path or "")])
+
+
+def _claim(path: Path, index: MemoryIndex) -> None:
+    key = index.embedding_key or "default"
+    with _LIVE_LOCK:
+        for (other_path, other_key), other in list(_LIVE.items()):
+            if other_path == path and other_key != key and not other.closed:
+                raise ConfigError(
+                    f"index {path} is already open in this process with another embedding "
+                    f"({other_key}); two embeddings cannot share one index file: give this "
+                    "one its own index_path (or leave index_path unset: each embedding then "
+                    "gets its own file)")
+        _LIVE[(path, key)] = index
 
 
 def _quota_exhausted(error: EmbeddingError) -> bool:
@@ -63,10 +110,14 @@ class MemoryIndex:
             settings.workspace, settings.extra_paths,
             sessions_dir=settings.sessions.resolved_directory(settings.workspace)
             if settings.sessions.enabled else None)
+        self.embedding_key = embedding_key(settings, embedder)
         self.index_path = (index_path or settings.store.path or default_index_path(
-            settings.workspace, settings.sessions.agent_id)).expanduser().absolute()
+            settings.workspace, settings.sessions.agent_id, self.embedding_key,
+        )).expanduser().absolute()
         ensure_not_inside_memory(self.index_path, settings.workspace)
         self._lock = threading.RLock()
+        self.closed = False
+        _claim(self.index_path, self)
         self.notes: list[str] = []
         self.store = self._open_store()
         self._embedder = embedder
@@ -129,6 +180,7 @@ class MemoryIndex:
             self._provider.backend = self.store
 
     def close(self) -> None:
+        self.closed = True
         self.freshness.close()  # stops the watcher, joins a background sync
         self._drop_background_store()
         self.store.close()
@@ -387,7 +439,7 @@ class MemoryIndex:
             "sqlite_vec_version": driver.vec_version,
             "provider": provider.id if provider else "none",
             "model": provider.model if provider else None,
-            "mode": "hybrid" if provider else "keyword-only",
+            **self._mode(choice),
             "provider_unavailable_reason": choice.unavailable_reason,
             "fallback": choice.fallback,
             "skipped": last.get("skipped", []),
@@ -395,6 +447,22 @@ class MemoryIndex:
             "notes": list(self.notes),
             **self._activity_status(syncer, pending),
         }
+
+    def _mode(self, choice: ProviderChoice) -> dict[str, Any]:
+        """``mode`` as searches get it now (not as configured), and why when not hybrid."""
+        provider = self._provider
+        if provider is None:
+            return {"mode": "keyword-only",
+                    "mode_reason": choice.unavailable_reason or "no embedding provider configured"}
+        stored = self.store.meta(FINGERPRINT_KEY)
+        if stored is not None and stored != index_fingerprint(self.settings, provider):
+            return {"mode": "keyword-only",
+                    "mode_reason": "the index was built with other settings; the next sync "
+                                   "rebuilds it for this provider"}
+        counts = self.store.counts()
+        if counts.get("chunks") and not counts.get("vectors"):
+            return {"mode": "keyword-only", "mode_reason": "the index holds no vectors yet"}
+        return {"mode": "hybrid", "mode_reason": None}
 
     def _activity_status(self, syncer: Syncer, pending: int) -> dict[str, Any]:
         """Why the index is dirty, background sync and watcher state, transcripts, flushes."""

@@ -19,14 +19,20 @@ def state_dir() -> Path:
     return Path(base).expanduser() / "openclaw-memory"
 
 
-def default_index_path(workspace: Path, agent_id: str | None = None) -> Path:
-    """One index file per workspace (and agent), never inside ``memory/`` (it would index itself).
+def default_index_path(workspace: Path, agent_id: str | None = None,
+                       embedding_key: str | None = None) -> Path:
+    """One index file per workspace (and agent, and embedding), never inside ``memory/``.
 
     Agents sharing a workspace get one index each, as in OpenClaw (``<agentId>.sqlite``), so
-    one agent's transcripts never appear in another agent's searches.
+    one agent's transcripts never appear in another agent's searches. An embedding other than
+    the default (``embedding_key``, see ``MemoryIndex``) gets its own file too: two objects
+    with different vectors on one workspace never rebuild each other's index.
     """
     resolved = str(workspace.expanduser().resolve())
     digest = hashlib.sha256(resolved.encode()).hexdigest()[:12]
     name = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(resolved).name or "root")[:40]
     agent = f".agent-{agent_id}" if agent_id else ""
-    return state_dir() / "indexes" / f"{name}-{digest}{agent}.sqlite"
+    embedding = ""
+    if embedding_key:
+        embedding = ".emb-" + hashlib.sha256(embedding_key.encode()).hexdigest()[:10]
+    return state_dir() / "indexes" / f"{name}-{digest}{agent}{embedding}.sqlite"

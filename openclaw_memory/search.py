@@ -133,7 +133,14 @@ def _gather(store: Store, provider: EmbeddingProvider | None, request: SearchReq
                 found.text_hits = _keyword_candidates(store, request.query, limit,
                                                       request.sources, notes)
     if found.query_vector is not None:
-        found.vector_hits = store.vector_search(found.query_vector, limit, request.sources)
+        try:
+            found.vector_hits = store.vector_search(found.query_vector, limit, request.sources)
+        except StoreError as exc:  # answer from the keyword side rather than not at all
+            notes.append(f"{exc}; answering keyword-only")
+            found.query_vector = None
+            if not found.text_hits:
+                found.text_hits = _keyword_candidates(store, request.query, limit,
+                                                      request.sources, notes)
     return found
 
 

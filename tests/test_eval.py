@@ -197,7 +197,8 @@ def test_eval_prints_a_table_per_category_with_overall_and_reuses_the_state_inde
     assert rows["overall"][1] == "5" and rows["all"][1] == "6"
     assert rows["4:single-hop"][2:4] == ["50.0", "50.0"]  # Pixel found first, physics never
     assert "overall = all but category 5" in out and "keyword-only" in out
-    assert default_index_path(ws).is_file()  # the usual per-workspace state location
+    # The usual per-workspace state location (keyword-only: a file of its own, "*.emb-*").
+    assert list(default_index_path(ws).parent.glob(default_index_path(ws).stem + ".emb-*.sqlite"))
 
 
 def test_eval_single_k_and_json_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

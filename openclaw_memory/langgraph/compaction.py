@@ -16,7 +16,10 @@ one, which opens a new flush cycle. Wire it right after the flush::
     graph.add_edge("compact", "agent")          # and "tools" -> "flush" to loop
 
 Pass ``compaction_due=compact.due`` to ``MemoryFlush`` if the compaction trigger may sit below
-the flush threshold. With ``create_agent`` use LangChain's ``SummarizationMiddleware`` instead,
+the flush threshold. Give the compaction the flush too (``Compaction(model, flush=flush)``):
+then a compaction never runs in a cycle whose flush has not run (or given up), whatever the
+two count; the flush runs first, in the compaction step, when the flush step did not.
+With ``create_agent`` use LangChain's ``SummarizationMiddleware`` instead,
 listed after :class:`~openclaw_memory.langgraph.MemoryFlushMiddleware` (see ``flush.py``).
 """
 
@@ -25,7 +28,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
@@ -36,7 +39,7 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
-from langchain_core.runnables import Runnable, RunnableLambda
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from ._common import (
@@ -49,7 +52,11 @@ from ._common import (
     state_messages,
 )
 from .flush import DEFAULT_CONTEXT_WINDOW, RESERVE_TOKENS_FLOOR
+from .scope import current_context
 from .silent import arun_silently, run_silently
+
+if TYPE_CHECKING:
+    from .flush import MemoryFlush
 
 __all__ = ["SUMMARY_PROMPT", "Compaction", "compaction_node", "split_for_compaction"]
 
@@ -88,8 +95,10 @@ class Compaction:
                  reserve_tokens_floor: int = RESERVE_TOKENS_FLOOR, trigger_tokens: int | None = None,
                  keep_messages: int = 6, token_counter: TokenCounter | None = None,
                  summary_prompt: str | None = None,
-                 summary_role: Literal["human", "system"] = "human") -> None:
+                 summary_role: Literal["human", "system"] = "human",
+                 flush: MemoryFlush | None = None) -> None:
         self.model = model
+        self.flush = flush
         window = context_window or context_window_of(model) or DEFAULT_CONTEXT_WINDOW
         self.trigger_tokens = (trigger_tokens if trigger_tokens is not None
                                else max(0, window - max(0, reserve_tokens_floor)))
@@ -106,39 +115,43 @@ class Compaction:
         return count >= self.trigger_tokens and bool(split_for_compaction(messages,
                                                                          self.keep_messages)[0])
 
-    def update(self, state: Any) -> dict[str, Any]:
+    def update(self, state: Any, config: RunnableConfig | None = None,
+               context: Any = None) -> dict[str, Any]:
         messages = state_messages(state)
         if not self.due(messages):
             return {}
+        flushed = self.flush.before_compaction(state, config, context) if self.flush else {}
         older, kept = split_for_compaction(messages, self.keep_messages)
         try:
             reply = run_silently(self.model.invoke, self._request(older), "memory_compaction")
         except Exception as exc:  # keep the turn going; the next step tries again
             logger.warning("compaction failed, will retry: %s", exc, exc_info=True)
-            return {}
-        return self._replace(state, message_text(reply), kept)
+            return flushed
+        return {**flushed, **self._replace(state, message_text(reply), kept)}
 
-    async def aupdate(self, state: Any) -> dict[str, Any]:
+    async def aupdate(self, state: Any, config: RunnableConfig | None = None,
+                      context: Any = None) -> dict[str, Any]:
         messages = state_messages(state)
         if not self.due(messages):
             return {}
+        flushed = await self.flush.abefore_compaction(state, config, context) if self.flush else {}
         older, kept = split_for_compaction(messages, self.keep_messages)
         try:
             reply = await arun_silently(self.model.ainvoke, self._request(older),
                                         "memory_compaction")
         except Exception as exc:  # keep the turn going; the next step tries again
             logger.warning("compaction failed, will retry: %s", exc, exc_info=True)
-            return {}
-        return self._replace(state, message_text(reply), kept)
+            return flushed
+        return {**flushed, **self._replace(state, message_text(reply), kept)}
 
     def as_node(self) -> Runnable[Any, dict[str, Any]]:
         """A LangGraph node (sync and async) running :meth:`update`."""
 
-        def node(state: Any) -> dict[str, Any]:
-            return self.update(state)
+        def node(state: Any, config: RunnableConfig) -> dict[str, Any]:
+            return self.update(state, config, current_context())
 
-        async def anode(state: Any) -> dict[str, Any]:
-            return await self.aupdate(state)
+        async def anode(state: Any, config: RunnableConfig) -> dict[str, Any]:
+            return await self.aupdate(state, config, current_context())
 
         return RunnableLambda(node, afunc=anode, name="compaction")
 

@@ -329,6 +329,34 @@ class MemoryFlush:
                                  chat_type=resolve_chat_type(config, context))
         return self._outcome(state, report)
 
+    def before_compaction(self, state: Any, config: RunnableConfig | None = None,
+                          context: Any = None) -> dict[str, Any]:
+        """Flush now, whatever the threshold or a backoff says, unless this cycle's flush ran
+        (or gave up): the compaction about to run is the last chance."""
+        if self._last_chance_skip(state):
+            return {}
+        report = self.run(state_messages(state), chat_type=resolve_chat_type(config, context))
+        return self._final_outcome(state, report)
+
+    async def abefore_compaction(self, state: Any, config: RunnableConfig | None = None,
+                                 context: Any = None) -> dict[str, Any]:
+        if self._last_chance_skip(state):
+            return {}
+        report = await self.arun(state_messages(state),
+                                 chat_type=resolve_chat_type(config, context))
+        return self._final_outcome(state, report)
+
+    def _last_chance_skip(self, state: Any) -> bool:
+        if not self.enabled or state_get(state, "memory_flush_compaction_count", None) == _cycle(state):
+            return True
+        return self._workspace_problem() is not None
+
+    def _final_outcome(self, state: Any, report: FlushReport) -> dict[str, Any]:
+        update = self._outcome(state, report)
+        # No later step of this cycle will come: a retry would happen after the compaction.
+        update["memory_flush_compaction_count"] = _cycle(state)
+        return update
+
     def _skipped(self, state: Any) -> bool:
         reason = self.skip_reason(state) or self._backing_off(state)
         if reason is not None:

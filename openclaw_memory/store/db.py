@@ -289,9 +289,16 @@ class Store:
 
     def vector_search(self, query: FloatArray, k: int, sources: Sequence[str]) -> VectorHits:
         with self._lock:
-            if self.vector_path == "vec0":
-                return self._vec0.search(self._conn, query, k, sources)
-            return self._numpy.search(self._conn, query, k, sources, self.generation())
+            try:
+                if self.vector_path == "vec0":
+                    return self._vec0.search(self._conn, query, k, sources)
+                return self._numpy.search(self._conn, query, k, sources, self.generation())
+            except self.driver.errors as exc:  # e.g. vectors of another dimension
+                if _is_corruption(exc):
+                    raise IndexCorruptError(f"the index file is damaged: {exc}") from exc
+                raise StoreError(f"vector search failed: {exc}") from exc
+            except ValueError as exc:  # numpy: a matrix of another dimension
+                raise StoreError(f"vector search failed: {exc}") from exc
 
     # -- embedding cache (the CacheBackend protocol of embeddings.cache) -----------------
     def get_many(self, provider_id: str, model: str, provider_key: str,

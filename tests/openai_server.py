@@ -299,6 +299,8 @@ class FakeOpenAIServer:
         self.in_flight = 0
         self.max_in_flight = 0
         self._routes: dict[str, Behaviour] = {"/v1/embeddings": embeddings(default_dims=dims)}
+        self.trace_runs: dict[str, dict[str, Any]] = {}
+        """Runs a LangSmith client posted here (``Client(api_url=server.url)``), by id."""
         self._queues: dict[str, deque[Behaviour]] = {}
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
@@ -351,6 +353,8 @@ class FakeOpenAIServer:
 
     # -- called by the handler --------------------------------------------------------------
     def _begin(self, request: RecordedRequest) -> Behaviour | None:
+        if request.path == "/info" or request.path.startswith("/runs"):
+            return self._tracing(request)
         with self._lock:
             self.requests.append(request)
             self.in_flight += 1
@@ -360,6 +364,18 @@ class FakeOpenAIServer:
                 return queue.popleft()
             return self._routes.get(request.path)
 
+    def _tracing(self, request: RecordedRequest) -> Behaviour:
+        """LangSmith's run endpoints, enough for its client: runs are kept in ``trace_runs``."""
+        if request.path.startswith("/runs") and request.method in ("POST", "PATCH"):
+            body = request.json or {}
+            run_id = body.get("id") or request.path.rsplit("/", 1)[-1]
+            with self._lock:
+                self.trace_runs.setdefault(str(run_id), {}).update(
+                    {k: v for k, v in body.items() if v is not None})
+        with self._lock:
+            self.in_flight += 1  # balanced by _end like every other request
+        return lambda _request: json_reply({})
+
     def _end(self) -> None:
         with self._lock:
             self.in_flight -= 1
@@ -368,10 +384,16 @@ class FakeOpenAIServer:
 class _Handler(BaseHTTPRequestHandler):
     server: Any
 
-    def do_POST(self) -> None:
+    def do_GET(self) -> None:
+        self.do_POST("GET")
+
+    def do_PATCH(self) -> None:
+        self.do_POST("PATCH")
+
+    def do_POST(self, method: str = "POST") -> None:
         length = int(self.headers.get("Content-Length") or 0)
         request = RecordedRequest(
-            "POST",
+            method,
             self.path.split("?")[0],
             {k.lower(): v for k, v in self.headers.items()},
             self.rfile.read(length),

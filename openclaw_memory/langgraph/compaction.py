@@ -167,7 +167,11 @@ class Compaction:
         count = int(state_get(state, "compaction_count", 0) or 0) + 1
         # Remove everything, then re-add summary + kept: the summary must come first, and
         # add_messages would append it at the end if only the older messages were removed.
-        return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), marker, *kept],
+        # A kept answer's reported usage measured the history before the compaction: left in
+        # place it would make the next step look as full as this one (and flush again at once).
+        fresh = [m.model_copy(update={"usage_metadata": None})
+                 if isinstance(m, AIMessage) and m.usage_metadata else m for m in kept]
+        return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), marker, *fresh],
                 "compaction_count": count}
 
 

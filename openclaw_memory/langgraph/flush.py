@@ -71,6 +71,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
     "FLUSH_PROMPT",
+    "FLUSH_RUN_NAME",
     "FLUSH_SYSTEM_PROMPT",
     "NO_REPLY",
     "RESERVE_TOKENS_FLOOR",
@@ -91,6 +92,8 @@ DEFAULT_CONTEXT_WINDOW = 200_000
 RESERVE_TOKENS_FLOOR = 20_000
 SOFT_THRESHOLD_TOKENS = 4_000
 _OVERFLOW_HALVINGS = 2
+FLUSH_RUN_NAME = "memory_flush_turn"
+"""Name of the flush turn's (internal, traced-only) run; the graph step is ``memory_flush``."""
 CompactionDue = Callable[[Sequence[BaseMessage], int], bool]
 """``(messages, token_estimate) -> bool``: will the compaction step run on these messages?"""
 
@@ -236,7 +239,7 @@ class MemoryFlush:
         history = list(messages)
         for _ in range(_OVERFLOW_HALVINGS + 1):
             report = run_silently(lambda h, config: self._attempt(tools, h, config), history,
-                                  "memory_flush")
+                                  FLUSH_RUN_NAME)
             if not self._shorter_retry(report, history):
                 return report
             history = history[len(history) // 2:]
@@ -248,7 +251,7 @@ class MemoryFlush:
         history = list(messages)
         for _ in range(_OVERFLOW_HALVINGS + 1):
             report = await arun_silently(
-                lambda h, config: self._aattempt(tools, h, config), history, "memory_flush")
+                lambda h, config: self._aattempt(tools, h, config), history, FLUSH_RUN_NAME)
             if not self._shorter_retry(report, history):
                 return report
             history = history[len(history) // 2:]

@@ -115,3 +115,26 @@ def test_get_reads_back_a_citation_that_search_printed(cli) -> None:  # type: ig
     assert "Deployed the invoice renderer to Frankfurt." in out.stdout
     one = cli("get", "memory/2026-01-10.md#L4", "--json")
     assert json.loads(one.stdout)["text"] == "- Ticket BILL-482: zero-amount invoices crash the PDF job."
+
+
+def test_an_explicitly_requested_provider_that_is_unavailable_is_loud_and_status_truthful(
+        workspace: Path, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    base = ["--workspace", str(workspace)]
+    assert run(*base, "index", env={**env, "OPENCLAW_MEMORY_STATE_DIR": str(tmp_path / "s")}).returncode == 0
+    local_files = sorted((tmp_path / "s" / "indexes").iterdir())
+    before = [p.read_bytes() for p in local_files]
+    full = {**env, "OPENCLAW_MEMORY_STATE_DIR": str(tmp_path / "s")}
+    out = subprocess.run([sys.executable, "-m", "openclaw_memory", *base, "--provider", "openai", "index"],
+                         env=full, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 3
+    assert "warning: embedding provider 'openai' is unavailable" in out.stderr
+    assert "keyword-only" in out.stderr
+    status = json.loads(subprocess.run(
+        [sys.executable, "-m", "openclaw_memory", *base, "--provider", "openai", "status", "--json"],
+        env=full, capture_output=True, text=True, timeout=120).stdout)
+    assert status["mode"] == "keyword-only" and status["vectors"] == 0 and status["mode_reason"]
+    # The default (local) index was not rebuilt keyword-only behind the user's back.
+    assert [p.read_bytes() for p in local_files] == before
+    local = json.loads(run(*base, "status", "--json", env=full).stdout)
+    assert local["mode"] == "hybrid" and local["vectors"] > 0

@@ -178,3 +178,14 @@ def _assert_nothing_silent_is_visible(session: Session, threads: list[str]) -> N
     compaction = [chunk for chunk, meta in session.chunks if meta.get("langgraph_node") == "compact"]
     assert compaction and all(isinstance(c, RemoveMessage) or c.additional_kwargs.get("lc_source")
                               == "summarization" for c in compaction)
+
+
+def test_scripted_demo_shows_the_conversation_when_output_is_not_a_terminal(tmp_path: Path) -> None:
+    import subprocess
+
+    out = subprocess.run([sys.executable, str(ROOT / "integrations" / "langgraph_agent.py"),
+                          "--workspace", str(tmp_path / "demo"), "--scripted"],
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("you> ") >= 5 and out.stdout.count("agent> ") >= 5
+    assert "memory flush ran" in out.stdout and "eu-central-1" in out.stdout

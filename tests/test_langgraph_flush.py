@@ -384,3 +384,22 @@ def test_compaction_update_removes_with_remove_message_and_puts_the_summary_firs
     remove, summary, kept = update["messages"]
     assert isinstance(remove, RemoveMessage) and summary.text.endswith("sum") and kept.id == "2"
     assert update["compaction_count"] == 1
+
+
+def test_the_compaction_step_flushes_first_when_the_flush_step_did_not(index: MemoryIndex,
+                                                                        workspace: Path) -> None:
+    flush_model = ScriptedChatModel(script=[
+        ai("", call("memory_write", content="- The release train leaves on Thursdays.")), ai(NO_REPLY)])
+    # The flush's own threshold is far away and it knows nothing of the compaction trigger.
+    flush = MemoryFlush(index, flush_model, context_window=10**6)
+    summary_model = ScriptedChatModel(script=[ai("- routine updates")])
+    compaction = Compaction(summary_model, trigger_tokens=500, keep_messages=1, flush=flush)
+    state = {"messages": [HumanMessage(BIG), AIMessage("ok"), HumanMessage("more")]}
+    assert flush.update(state) == {}  # the flush step alone would not run
+    update = compaction.update(state)
+    assert update["compaction_count"] == 1 and update["memory_flush_compaction_count"] == 0
+    assert len(flush_model.calls) == 2 and len(summary_model.calls) == 1
+    assert "release train" in (workspace / daily_note_path(None)).read_text()
+    # Flushed in this cycle already: a second compaction check does not flush again.
+    flushed = {**state, "memory_flush_compaction_count": 0}
+    assert compaction.flush is flush and flush.before_compaction(flushed) == {}

@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 ProviderName = Literal["auto", "local", "openai", "none"]
-FusionMode = Literal["calibrated", "weighted", "rrf"]
+FusionMode = Literal["absolute", "calibrated", "weighted", "rrf"]
 
 
 class _Frozen(BaseModel):
@@ -86,23 +86,35 @@ class SearchSettings(_Frozen):
 
     max_results: int = Field(6, ge=1, le=200, description="Hits returned by default.")
     min_score: float | None = Field(
-        None, ge=0.0, le=1.0, description="None = 0.42 for calibrated hybrid search, else 0.35.")
+        None, ge=0.0, le=1.0,
+        description="None = 0.05 for absolute hybrid scores (the gates decide relevance), 0.42 for "
+                    "calibrated hybrid search, else 0.35.")
     candidate_multiplier: int = Field(
         4, ge=1, le=20, description="Candidates per side = min(200, max_results x this).")
     hybrid: bool = Field(True, description="Use keyword search next to vectors.")
     fusion: FusionMode = Field(
-        "calibrated",
+        "absolute",
         description=(
-            "calibrated: per-query normalised scores (measured best on LoCoMo-dev); "
-            "weighted: OpenClaw's raw 0.7/0.3 sum; rrf: reciprocal-rank fusion."
+            "absolute: cosine + IDF keyword coverage on a fixed scale, behind relevance gates; "
+            "calibrated: per-query normalised scores; weighted: OpenClaw's raw 0.7/0.3 sum; "
+            "rrf: reciprocal-rank fusion."
         ),
     )
     vector_weight: float | None = Field(
         None, ge=0.0, le=1.0,
-        description="None = the fusion's default: 0.3 calibrated, 0.7 weighted, 0.5 rrf.")
+        description="None = the fusion's default: 0.7 absolute, 0.3 calibrated, 0.7 weighted, "
+                    "0.5 rrf.")
     text_weight: float | None = Field(
         None, ge=0.0, le=1.0, description="None = 1 - vector_weight (weights renormalised).")
     rrf_k: int = Field(60, ge=1, description="k of reciprocal-rank fusion.")
+    relevance_gate: float = Field(
+        0.15, ge=0.0, le=1.0,
+        description="absolute fusion: a query whose best score is below this, and whose best "
+                    "keyword coverage is below keyword_gate, has nothing relevant (no hits).")
+    keyword_gate: float = Field(
+        0.85, ge=0.0, le=1.01,
+        description="absolute fusion: keyword coverage that makes a query relevant on its own "
+                    "(an exact name, ticket or code the vectors do not know).")
     temporal_decay: bool = Field(False, description="Age daily notes: score x 2^(-age/half-life).")
     half_life_days: float = Field(30.0, gt=0, description="Half-life of temporal decay.")
     mmr: bool = Field(False, description="Re-order hits for diversity (maximal marginal relevance).")
@@ -114,7 +126,7 @@ class SearchSettings(_Frozen):
     @property
     def weights(self) -> tuple[float, float]:
         """(vector, text) weights, renormalised to sum to 1 (OpenClaw's rule)."""
-        default_vw = {"calibrated": 0.3, "weighted": 0.7, "rrf": 0.5}[self.fusion]
+        default_vw = {"absolute": 0.7, "calibrated": 0.3, "weighted": 0.7, "rrf": 0.5}[self.fusion]
         vw = self.vector_weight
         tw = self.text_weight
         if vw is None and tw is None:
@@ -135,7 +147,9 @@ class SearchSettings(_Frozen):
         """
         if self.min_score is not None:
             return self.min_score
-        return 0.42 if self.fusion == "calibrated" and mode == "hybrid" else 0.35
+        if self.fusion == "absolute" and mode != "keyword-only":
+            return 0.05
+        return 0.42 if self.fusion in ("calibrated", "absolute") and mode == "hybrid" else 0.35
 
     @property
     def candidates(self) -> int:

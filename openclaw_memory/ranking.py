@@ -105,18 +105,44 @@ def _calibrated(merged: dict[int, Candidate], vw: float, tw: float,
     return out
 
 
+def _absolute(merged: dict[int, Candidate], vw: float, tw: float,
+              coverage: Mapping[int, float]) -> dict[int, tuple[float, float | None]]:
+    """Scores on a fixed scale, comparable across queries and workspaces.
+
+    ``vw * cosine + tw * coverage``: the raw cosine of a multilingual sentence encoder
+    already separates related from unrelated text in absolute terms (it is what the
+    relevance gate reads), and keyword coverage (``coverage.py``) is an absolute share of the
+    query's information. Nothing is rescaled per query, so the best candidate of an
+    off-topic question scores low instead of 1.0, and a strong vector match can outrank a
+    chunk that only shares common words with the question.
+    """
+    out: dict[int, tuple[float, float | None]] = {}
+    for key, c in merged.items():
+        cov = coverage.get(key, 0.0)
+        out[key] = (vw * max(0.0, c.vector_score or 0.0) + tw * cov,
+                    cov if key in coverage else None)
+    return out
+
+
 def fuse(vector_hits: Sequence[tuple[int, float]], text_hits: Sequence[tuple[int, float]], *,
          mode: str, vector_weight: float, text_weight: float, rrf_k: int = 60,
          extra_vector: Mapping[int, float] | None = None,
-         extra_text: Mapping[int, float] | None = None) -> list[Candidate]:
+         extra_text: Mapping[int, float] | None = None,
+         coverage: Mapping[int, float] | None = None) -> list[Candidate]:
     """Union both candidate lists by chunk and score them; best first.
 
     ``vector_hits`` are (key, cosine) best first; ``text_hits`` are (key, bm25 rank) best
     first. ``extra_*`` hold the other side's score for candidates only one list returned.
     Without a vector side (keyword-only mode) the text side gets all the weight.
+    ``coverage`` (mode ``absolute``): keyword coverage per candidate.
     """
     merged = _merge(vector_hits, text_hits, extra_vector or {}, extra_text or {})
     vw, tw = vector_weight, text_weight
+    if mode == "absolute" and vector_hits:
+        scores = _absolute(merged, vw, tw, coverage or {})
+        return _ordered(merged, scores)
+    if mode == "absolute":
+        mode = "calibrated"  # no vectors: BM25 ranks, calibrated per query as before
     if not vector_hits:
         vw, tw = 0.0, 1.0
     elif not text_hits:
@@ -129,6 +155,11 @@ def fuse(vector_hits: Sequence[tuple[int, float]], text_hits: Sequence[tuple[int
         scores = {k: _rrf(c, vw, tw, rrf_k) for k, c in merged.items()}
     else:
         scores = _calibrated(merged, vw, tw)
+    return _ordered(merged, scores)
+
+
+def _ordered(merged: dict[int, Candidate],
+             scores: Mapping[int, tuple[float, float | None]]) -> list[Candidate]:
     out = [Candidate(k, c.vector_score, scores[k][1], c.vector_rank, c.text_rank, c.bm25,
                      scores[k][0], c.decay, c.mmr_penalty) for k, c in merged.items()]
     out.sort(key=lambda c: (-c.fused, c.key))

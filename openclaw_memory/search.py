@@ -8,7 +8,7 @@ surprising result can be diagnosed from the response alone.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal
@@ -16,6 +16,7 @@ from typing import Literal
 import numpy as np
 
 from .config import SearchSettings
+from .coverage import keyword_coverage
 from .embeddings.base import EmbeddingProvider
 from .errors import EmbeddingError, StoreError
 from .ranking import Candidate, decay_multiplier, fuse, mmr_order
@@ -160,6 +161,29 @@ def _lookups(store: Store, found: _Candidates, query: str) -> tuple[dict[int, fl
     return extra_vector, extra_text
 
 
+def _coverage(store: Store, query: str, found: _Candidates,
+              settings: SearchSettings) -> Mapping[int, float]:
+    keys = sorted({k for k, _ in found.vector_hits} | {k for k, _ in found.text_hits})
+    try:
+        return keyword_coverage(store, query, keys)
+    except StoreError:
+        return {}  # vectors alone then; the keyword side already said why in its note
+
+
+def _gate(fused: Sequence[Candidate], settings: SearchSettings) -> str | None:
+    """Why nothing is relevant (None when something is): too little evidence on either side.
+
+    Off-topic questions still have nearest chunks; what they lack is a chunk close in meaning
+    and words (the absolute score) or one that holds most of the question's rare words.
+    """
+    best = max((c.score for c in fused), default=0.0)
+    best_cov = max((c.text_score for c in fused if c.text_score is not None), default=0.0)
+    if best >= settings.relevance_gate or best_cov >= settings.keyword_gate:
+        return None
+    return (f"nothing relevant: best score {best:.2f} < {settings.relevance_gate:.2f} "
+            f"and best keyword coverage {best_cov:.2f} < {settings.keyword_gate:.2f}")
+
+
 def _mode(provider: EmbeddingProvider | None, settings: SearchSettings,
           error: EmbeddingError | None) -> Mode:
     if provider is None or error is not None:
@@ -175,12 +199,14 @@ def run_search(store: Store, provider: EmbeddingProvider | None, request: Search
         return SearchOutcome((), _mode(provider, settings, None), ("empty query",))
     found = _gather(store, provider, request, settings, notes)
     mode = _mode(provider, settings, found.error)
-    extra_vector, extra_text = ({}, {}) if settings.fusion != "calibrated" else _lookups(
-        store, found, request.query)
+    absolute = settings.fusion == "absolute" and bool(found.vector_hits)
+    extra_vector, extra_text = ({}, {}) if settings.fusion not in ("calibrated", "absolute") else (
+        _lookups(store, found, request.query))
+    coverage = _coverage(store, request.query, found, settings) if absolute else {}
     vw, tw = settings.weights
     fused = fuse(found.vector_hits, found.text_hits, mode=settings.fusion, vector_weight=vw,
                  text_weight=tw, rrf_k=settings.rrf_k, extra_vector=extra_vector,
-                 extra_text=extra_text)
+                 extra_text=extra_text, coverage=coverage)
     rows = store.chunks([c.key for c in fused])
     fused = [c for c in fused if c.key in rows]  # rows deleted by a concurrent sync
     if request.path_filter is not None:
@@ -193,16 +219,24 @@ def run_search(store: Store, provider: EmbeddingProvider | None, request: Search
     min_score = settings.default_min_score(mode) if request.min_score is None else request.min_score
     passing = [c for c in fused if c.score >= min_score]
     below = [c for c in fused if c.score < min_score and c.text_rank is not None]
-    # Keyword evidence is never thrown away by the threshold: the best keyword hit and any
-    # chunk containing every query term stay (OpenClaw complaint: 0.35 dropped exact hits).
-    rescued = {c.key for c in below if c.text_rank == 1} | _exact_keyword_keys(
-        store, request.query, [c.key for c in below], request.sources)
+    # Keyword evidence is never thrown away by the threshold: any chunk containing every query
+    # term stays (OpenClaw complaint: 0.35 dropped exact hits), and so does the best keyword
+    # hit, except where absolute scores decide relevance (an off-topic question's best
+    # keyword hit shares a common word, nothing more).
+    rescued = _exact_keyword_keys(store, request.query, [c.key for c in below], request.sources)
+    if absolute:
+        closed = _gate(fused, settings) if request.min_score is None else None
+        if closed is not None:
+            notes.append(closed)
+            passing = []
+    else:
+        rescued |= {c.key for c in below if c.text_rank == 1}
     kept_keys = {c.key for c in passing} | rescued
     kept = [c for c in fused if c.key in kept_keys][: request.max_results]
     hits = tuple(_to_hit(c, rows[c.key], request, settings.snippet_chars, c.key in rescued)
                  for c in kept)
     best = fused[0].score if fused else None
-    if not hits:
+    if not hits and not any(n.startswith("nothing relevant") for n in notes):
         notes.append(
             "nothing relevant: no chunk scored at least min_score "
             f"{min_score:.2f}" + (f" (best {best:.3f})" if best is not None else ""))

@@ -8,7 +8,8 @@ from openclaw_memory.config import EmbeddingSettings
 from openclaw_memory.embeddings.factory import activate_fallback, create_provider
 from openclaw_memory.embeddings.local import LocalProvider
 from openclaw_memory.embeddings.openai import OpenAIProvider
-from openclaw_memory.errors import EmbeddingError, ProviderUnavailableError
+from openclaw_memory.embeddings.use import MultilingualUSEProvider
+from openclaw_memory.errors import ConfigError, EmbeddingError, ProviderUnavailableError
 
 
 @pytest.fixture(autouse=True)
@@ -19,8 +20,19 @@ def _no_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_auto_without_key_is_local():
     choice = create_provider(EmbeddingSettings(provider="auto"))
-    assert isinstance(choice.provider, LocalProvider)
+    assert isinstance(choice.provider, MultilingualUSEProvider)
     assert (choice.requested, choice.fallback, choice.unavailable_reason) == ("auto", None, None)
+
+
+@pytest.mark.parametrize("model", ["all-MiniLM-L6-v2", "all-MiniLM-L6-v2-int8"])
+def test_minilm_stays_selectable_by_name(model: str) -> None:
+    choice = create_provider(EmbeddingSettings(provider="local", model=model))
+    assert isinstance(choice.provider, LocalProvider) and choice.provider.dims == 384
+
+
+def test_an_unknown_local_model_is_a_clear_error() -> None:
+    with pytest.raises(ConfigError, match="unknown local embedding model"):
+        create_provider(EmbeddingSettings(provider="local", model="bert-of-the-month"))
 
 
 def test_none_is_keyword_only():
@@ -35,7 +47,7 @@ def test_explicit_openai_without_key_raises():
 
 def test_explicit_openai_without_key_falls_back_to_local_and_records_it():
     choice = create_provider(EmbeddingSettings(provider="openai", fallback="local"))
-    assert isinstance(choice.provider, LocalProvider)
+    assert isinstance(choice.provider, MultilingualUSEProvider)
     assert choice.fallback is not None and choice.fallback["from"] == "openai"
     assert "no API key" in choice.fallback["reason"]
 
@@ -56,7 +68,7 @@ def test_auto_with_local_base_url_needs_no_key():
 
 def test_auto_with_remote_endpoint_but_no_key_uses_local_and_says_why():
     choice = create_provider(EmbeddingSettings(base_url="https://embed.example.com/v1"))
-    assert isinstance(choice.provider, LocalProvider)
+    assert isinstance(choice.provider, MultilingualUSEProvider)
     assert choice.fallback == {"from": "openai", "reason": choice.fallback["reason"]}
     assert "no API key" in choice.fallback["reason"]
 
@@ -92,7 +104,7 @@ def test_activate_fallback_switches_provider_after_runtime_failure():
     settings = EmbeddingSettings(provider="openai", fallback="local")
     error = EmbeddingError("quota exhausted", status=429)
     choice = activate_fallback(settings, error)
-    assert isinstance(choice.provider, LocalProvider)
+    assert isinstance(choice.provider, MultilingualUSEProvider)
     assert choice.fallback == {"from": "openai", "reason": "quota exhausted"}
 
 

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 from openclaw_memory.config import EmbeddingSettings
 from openclaw_memory.embeddings.base import EmbeddingProvider
-from openclaw_memory.embeddings.local import LocalProvider
+from openclaw_memory.embeddings.local import MODEL_NAME, LocalProvider
 from openclaw_memory.embeddings.openai import OpenAIProvider
+from openclaw_memory.embeddings.use import USE_MODEL_NAME, MultilingualUSEProvider
 from openclaw_memory.errors import ConfigError, ProviderUnavailableError
 
 __all__ = ["ProviderChoice", "activate_fallback", "build_provider", "create_provider"]
@@ -43,13 +44,30 @@ class ProviderChoice:
     unavailable_reason: str | None = None
 
 
+LOCAL_MODELS = {USE_MODEL_NAME: "use", "use": "use", MODEL_NAME: "minilm",
+                "all-MiniLM-L6-v2": "minilm", "minilm": "minilm"}
+"""Names ``embedding.model`` accepts for ``provider="local"``."""
+DEFAULT_LOCAL_MODEL = USE_MODEL_NAME
+
+
 def build_provider(name: str, settings: EmbeddingSettings) -> EmbeddingProvider:
     """Construct provider ``name`` ("local" or "openai"); raises ProviderUnavailableError."""
     if name == "local":
-        return LocalProvider(settings)
+        return _local_provider(settings)
     if name == "openai":
         return OpenAIProvider(settings)
     raise ConfigError(f"unknown embedding provider {name!r} (expected local or openai)")
+
+
+def _local_provider(settings: EmbeddingSettings) -> EmbeddingProvider:
+    if settings.local_model_path is not None:
+        return LocalProvider(settings)  # an ONNX export of a BERT-style encoder
+    model = settings.model or DEFAULT_LOCAL_MODEL
+    kind = LOCAL_MODELS.get(model)
+    if kind is None:
+        raise ConfigError(f"unknown local embedding model {model!r}; choose one of "
+                          f"{', '.join(sorted(set(LOCAL_MODELS) - {'use', 'minilm'}))}")
+    return MultilingualUSEProvider(settings) if kind == "use" else LocalProvider(settings)
 
 
 def create_provider(settings: EmbeddingSettings) -> ProviderChoice:

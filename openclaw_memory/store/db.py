@@ -73,6 +73,7 @@ class Store:
         else:
             self.vector_reason = self.driver.reason
         self._lock = threading.RLock()
+        self._term_cache = {}
         self._vec0 = Vec0Vectors()
         self._numpy = NumpyVectors()
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -136,6 +137,10 @@ class Store:
             conn.executemany(
                 "insert into meta(key, value) values(?, ?) on conflict(key) "
                 "do update set value = excluded.value", list(values.items()))
+
+    _term_cache: dict[str, int]
+    _term_cache_generation: int | None = None
+    _term_cache_total: int | None = None
 
     def generation(self) -> int:
         value = self.meta("generation")
@@ -272,6 +277,38 @@ class Store:
                "and rowid between ? and ?")
         rows = self.query(sql, (match, min(wanted), max(wanted)))
         return {int(a): float(b) for a, b in rows if a in wanted}
+
+    def term_statistics(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """(chunks in the index, chunks containing each term), counted by FTS5.
+
+        Remembered per index generation: the counts only change when the index does, and a
+        common term's doclist is long to walk at 100k chunks.
+        """
+        generation = self.generation()
+        with self._lock:
+            if self._term_cache_generation != generation:
+                self._term_cache = {}
+                self._term_cache_generation = generation
+                self._term_cache_total = None
+            cache = self._term_cache
+        if self._term_cache_total is None:
+            self._term_cache_total = int(self.query("select count(*) from chunks")[0][0])
+        for term in terms:
+            if term not in cache:
+                quoted = '"' + term.replace('"', "") + '"'
+                cache[term] = int(self.query(
+                    "select count(*) from chunks_fts where chunks_fts match ?", (quoted,))[0][0])
+        return self._term_cache_total, {t: cache[t] for t in terms}
+
+    def chunks_with_term(self, term: str, rowids: Sequence[int]) -> set[int]:
+        """Which of ``rowids`` contain ``term`` (as FTS5 tokenises it: stems, CJK pairs)."""
+        if not rowids:
+            return set()
+        wanted = set(rowids)
+        quoted = '"' + term.replace('"', "") + '"'
+        rows = self.query("select rowid from chunks_fts where chunks_fts match ? "
+                          "and rowid between ? and ?", (quoted, min(wanted), max(wanted)))
+        return {int(r[0]) for r in rows if r[0] in wanted}
 
     def cosines(self, query: FloatArray, rowids: Sequence[int]) -> dict[int, float]:
         """Cosine of the query with the stored vectors of the given chunks."""

@@ -1,0 +1,230 @@
+"""Retrieval quality on the development sets, for the default and every alternative tried.
+
+    python benchmarks/retrieval.py                       # all configurations, all sets
+    python benchmarks/retrieval.py --configs default,keyword-only --index-dir /tmp/bench-idx
+
+For each configuration (embedding model + search settings) it prints, side by side:
+
+* LoCoMo dev (``--locomo``, default ``../shared/bench/locomo-dev``), categories 1-4: recall@6
+  per category and overall, and lines@6 (how much text the six hits span);
+* MADial dev (``--madial``): recall@6 (gold = all) for each of the six variants, Chinese and
+  English, question or whole dialogue, and the two cross-language ones;
+* relevance: ``benchmarks/data/offtopic.jsonl`` (48 general-knowledge questions, English and
+  Chinese) asked of every dev workspace: the share that returns any hit at the default
+  threshold, and the AUC of the top score between answerable questions (the dev questions,
+  LoCoMo category 5 left out) and off-topic ones;
+* cost: chunks embedded per second while indexing, and hybrid query p50 in milliseconds.
+
+The dev sets are read where they lie and never copied. Indexes go to ``--index-dir`` (kept,
+so a second run reuses their embeddings) or a temporary folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from openclaw_memory import MemoryIndex  # noqa: E402
+from openclaw_memory.config import MemorySettings  # noqa: E402
+from openclaw_memory.eval_suite import find_suite  # noqa: E402
+from openclaw_memory.evaluation import load_queries, run_queries, summarize  # noqa: E402
+
+DEFAULT_SHARED = ROOT.parent / "shared" / "bench"
+OFFTOPIC = Path(__file__).resolve().parent / "data" / "offtopic.jsonl"
+MADIAL_VARIANTS = ("zh-question", "en-question", "zh-context", "en-context",
+                   "en2zh-question", "zh2en-question")
+
+
+@dataclass(frozen=True)
+class Config:
+    name: str
+    settings: dict[str, Any]
+    note: str = ""
+
+
+CONFIGS: tuple[Config, ...] = (
+    Config("default", {}, "the shipped defaults: USE multilingual v3, absolute fusion "
+                          "0.7 cosine + 0.3 keyword coverage, relevance gate 0.15"),
+    Config("keyword-only", {"embedding": {"provider": "none"}}, "FTS5 BM25 alone"),
+    Config("minilm", {"embedding": {"provider": "local", "model": "all-MiniLM-L6-v2"}},
+           "all-MiniLM-L6-v2 int8 (English), 256-wordpiece windows mean-pooled"),
+    Config("minilm-calibrated", {"embedding": {"provider": "local", "model": "all-MiniLM-L6-v2"},
+                                 "search": {"fusion": "calibrated"}},
+           "before this change: MiniLM, per-query calibrated fusion 0.3/0.7, min_score 0.42"),
+    Config("use-calibrated", {"search": {"fusion": "calibrated"}},
+           "USE, per-query calibrated fusion 0.3/0.7, min_score 0.42"),
+    Config("use-absolute-0.5", {"search": {"vector_weight": 0.5}},
+           "USE, absolute fusion 0.5 cosine + 0.5 coverage (ranks LoCoMo best, AUC 0.94)"),
+    Config("use-vector", {"search": {"hybrid": False}}, "USE, vector side alone"),
+    Config("use-c200", {"chunking": {"tokens": 200, "overlap": 40}},
+           "USE, 200-token chunks (fewer lines, lower recall)"),
+)
+
+
+@dataclass
+class SetResult:
+    recall6: float
+    lines6: float
+    categories: dict[str, float] = field(default_factory=dict)
+    answerable_top: list[float] = field(default_factory=list)
+
+
+@dataclass
+class ConfigResult:
+    config: Config
+    sets: dict[str, SetResult] = field(default_factory=dict)
+    offtopic_hit_rate: float = 0.0
+    auc: float = 0.0
+    chunks_per_s: float = 0.0
+    query_p50_ms: float = 0.0
+
+
+def _open(config: Config, workspace: Path, index_dir: Path) -> MemoryIndex:
+    data = {"workspace": workspace, **config.settings}
+    settings = MemorySettings.model_validate(data)
+    path = index_dir / config.name / f"{workspace.parent.name}-{workspace.name}.sqlite"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return MemoryIndex(settings, index_path=path)
+
+
+def _run_set(config: Config, members: Sequence[Path], index_dir: Path, exclude: Sequence[str],
+             offtopic: Sequence[str], tally: dict[str, list[float]]) -> SetResult:
+    outcomes = []
+    answerable: list[float] = []
+    for workspace in members:
+        with _open(config, workspace, index_dir) as memory:
+            started = time.perf_counter()
+            report = memory.sync()
+            if report.embedded:
+                tally["embed_s"].append(time.perf_counter() - started)
+                tally["embedded"].append(report.embedded)
+            queries = load_queries(workspace / "queries.jsonl")
+            for q in queries[:20]:
+                started = time.perf_counter()
+                memory.search(q.question)
+                tally["query_ms"].append((time.perf_counter() - started) * 1000)
+            outcomes += run_queries(memory, queries, ks=(6,))
+            answerable += [_top_score(memory, q.question) for q in queries
+                           if q.gold and str(q.category) not in exclude]
+            _ask_offtopic(memory, offtopic, tally)
+    summary = summarize(outcomes, ks=(6,), exclude_categories=exclude)["groups"]
+    head = summary["overall" if exclude else "all"]
+    cats = {g: v["recall@6"] for g, v in summary.items() if g not in ("overall", "all")}
+    return SetResult(head["recall@6"] * 100, head["lines@6"], cats, answerable)
+
+
+def _top_score(memory: MemoryIndex, question: str) -> float:
+    """The best candidate's score, threshold and gates aside (what AUC compares)."""
+    scored = memory.search(question, min_score=0.0).results
+    return scored[0].score if scored else 0.0
+
+
+def _ask_offtopic(memory: MemoryIndex, questions: Sequence[str], tally: dict[str, list[float]]) -> None:
+    for q in questions:
+        tally["offtopic_hit"].append(1.0 if memory.search(q).results else 0.0)
+        tally["offtopic_top"].append(_top_score(memory, q))
+
+
+def auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
+    """P(a random answerable question's top score > a random off-topic one's); ties count half."""
+    if not positives or not negatives:
+        return float("nan")
+    wins = 0.0
+    ordered = sorted(negatives)
+    import bisect
+
+    for p in positives:
+        below = bisect.bisect_left(ordered, p)
+        ties = bisect.bisect_right(ordered, p) - below
+        wins += below + ties / 2
+    return wins / (len(positives) * len(ordered))
+
+
+def run_config(config: Config, locomo: Path, madial: Path, index_dir: Path,
+               offtopic: Sequence[str]) -> ConfigResult:
+    tally: dict[str, list[float]] = {k: [] for k in ("embed_s", "embedded", "query_ms",
+                                                     "offtopic_hit", "offtopic_top")}
+    result = ConfigResult(config)
+    result.sets["locomo"] = _run_set(config, [m.workspace for m in find_suite(locomo)], index_dir,
+                                     ["5"], offtopic, tally)
+    for variant in MADIAL_VARIANTS:
+        result.sets[variant] = _run_set(config, [madial / variant], index_dir, [], offtopic, tally)
+    answerable = [s for r in result.sets.values() for s in r.answerable_top]
+    result.offtopic_hit_rate = 100 * statistics.fmean(tally["offtopic_hit"])
+    result.auc = auc(answerable, tally["offtopic_top"])
+    if tally["embed_s"]:
+        result.chunks_per_s = sum(tally["embedded"]) / sum(tally["embed_s"])
+    result.query_p50_ms = statistics.median(tally["query_ms"])
+    return result
+
+
+def format_table(results: Sequence[ConfigResult]) -> str:
+    rows: list[tuple[str, Callable[[ConfigResult], str]]] = [
+        ("LoCoMo cat 1-4 R@6", lambda r: f"{r.sets['locomo'].recall6:.1f}"),
+        ("LoCoMo lines@6", lambda r: f"{r.sets['locomo'].lines6:.1f}"),
+    ]
+    for cat in ("1:multi-hop", "2:temporal", "3:open-domain", "4:single-hop"):
+        rows.append((f"  LoCoMo {cat}",
+                     lambda r, c=cat: f"{100 * r.sets['locomo'].categories.get(c, 0):.1f}"))
+    for variant in MADIAL_VARIANTS:
+        rows.append((f"MADial {variant} R@6", lambda r, v=variant: f"{r.sets[v].recall6:.1f}"))
+    rows += [
+        ("off-topic with hits %", lambda r: f"{r.offtopic_hit_rate:.1f}"),
+        ("AUC answerable/off-topic", lambda r: f"{r.auc:.3f}"),
+        ("indexing chunks/s", lambda r: f"{r.chunks_per_s:.1f}" if r.chunks_per_s else "cached"),
+        ("hybrid query p50 ms", lambda r: f"{r.query_p50_ms:.1f}"),
+    ]
+    width = max(12, *(len(r.config.name) for r in results))
+    head = f"{'':28}" + "".join(f"{r.config.name:>{width + 2}}" for r in results)
+    lines = [head, "-" * len(head)]
+    for label, cell in rows:
+        lines.append(f"{label:28}" + "".join(f"{cell(r):>{width + 2}}" for r in results))
+    lines.append("")
+    lines += [f"{r.config.name}: {r.config.note}" for r in results if r.config.note]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--locomo", type=Path, default=DEFAULT_SHARED / "locomo-dev")
+    parser.add_argument("--madial", type=Path, default=DEFAULT_SHARED / "madial-dev")
+    parser.add_argument("--configs", default=",".join(c.name for c in CONFIGS),
+                        help="comma-separated names: " + ", ".join(c.name for c in CONFIGS))
+    parser.add_argument("--index-dir", type=Path, default=None)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    for path in (args.locomo, args.madial):
+        if not path.is_dir():
+            sys.exit(f"dev set {path} not found (the sets live in the team's shared/bench)")
+    wanted = [c.strip() for c in args.configs.split(",") if c.strip()]
+    known = {c.name: c for c in CONFIGS}
+    unknown = [w for w in wanted if w not in known]
+    if unknown:
+        sys.exit(f"unknown configuration(s) {unknown}; known: {sorted(known)}")
+    offtopic = [json.loads(line)["question"] for line in OFFTOPIC.read_text("utf-8").splitlines() if line]
+    with tempfile.TemporaryDirectory() as scratch:
+        index_dir = args.index_dir or Path(scratch)
+        results = [run_config(known[w], args.locomo, args.madial, index_dir, offtopic) for w in wanted]
+    if args.json:
+        print(json.dumps([{"config": r.config.name, "sets": {k: vars(v) for k, v in r.sets.items()},
+                           "offtopic_hit_rate": r.offtopic_hit_rate, "auc": r.auc,
+                           "chunks_per_s": r.chunks_per_s, "query_p50_ms": r.query_p50_ms}
+                          for r in results], default=str))
+    else:
+        print(format_table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,41 @@
+"""Keyword coverage: how much of a query's information a chunk contains, on an absolute scale.
+
+BM25 ranks chunks well within one query, but its magnitude depends on the query's length and
+the corpus, so a BM25 score says nothing on its own about relevance. Coverage does: each query
+term weighs its inverse document frequency (a name on every line of a conversation weighs
+almost nothing, a rare word a lot), and a chunk's coverage is the share of that weight it
+contains, from 0 (no term) to 1 (every term). "How tall is Mount Everest?" asked of notes that
+only share the word "tall" covers little; a note naming the ticket asked about covers it all.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from .store import Store
+from .textsearch import keyword_terms
+
+__all__ = ["idf", "keyword_coverage"]
+
+
+def idf(total: int, containing: int) -> float:
+    """BM25's inverse document frequency, never negative."""
+    return math.log(1.0 + (total - containing + 0.5) / (containing + 0.5))
+
+
+def keyword_coverage(store: Store, query: str, keys: Sequence[int]) -> Mapping[int, float]:
+    """Coverage in [0, 1] of ``query``'s terms for each chunk in ``keys`` (absent: no terms)."""
+    terms = keyword_terms(query)
+    if not terms or not keys:
+        return {}
+    total, containing = store.term_statistics(terms)
+    weights = {t: idf(total, containing[t]) for t in terms}
+    mass = sum(weights.values())
+    if mass <= 0:
+        return {}
+    covered = dict.fromkeys(keys, 0.0)
+    for term, weight in weights.items():
+        for key in store.chunks_with_term(term, keys):
+            covered[key] += weight
+    return {key: min(1.0, value / mass) for key, value in covered.items()}

@@ -120,6 +120,9 @@ class SearchSettings(_Frozen):
     mmr: bool = Field(False, description="Re-order hits for diversity (maximal marginal relevance).")
     mmr_lambda: float = Field(0.7, ge=0.0, le=1.0, description="MMR relevance/diversity balance.")
     snippet_chars: int = Field(700, ge=1, description="Snippet length cap (characters).")
+    query_timeout_seconds: float = Field(
+        2.0, gt=0, description="Time bound of the keyword side of one query; past it the "
+                               "vector side answers alone (and the response says so).")
     citations: Literal["auto", "on", "off"] = Field(
         "auto", description="auto: cite in direct chats, not in group/channel chats.")
 

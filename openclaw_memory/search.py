@@ -19,9 +19,11 @@ from .config import SearchSettings
 from .coverage import keyword_coverage
 from .embeddings.base import EmbeddingProvider
 from .errors import EmbeddingError, StoreError
+from .querylimits import bound_query
 from .ranking import Candidate, decay_multiplier, fuse, mmr_order
 from .snippets import citation, clamp_snippet, with_source_line
 from .store import ChunkRow, Store
+from .store.db import QueryTimeoutError
 from .textsearch import keyword_terms, match_expression
 from .types import HitExplanation, SearchHit
 from .workspace import is_daily
@@ -53,12 +55,17 @@ class SearchOutcome:
 
 
 def _keyword_candidates(store: Store, query: str, limit: int, sources: Sequence[str],
-                        notes: list[str]) -> list[tuple[int, float]]:
+                        notes: list[str], timeout_s: float | None = None,
+                        ) -> list[tuple[int, float]]:
     match = match_expression(query)
     if match is None:
         return []
     try:
-        return store.keyword_search(match, limit, sources)
+        return store.keyword_search(match, limit, sources, timeout_s=timeout_s)
+    except QueryTimeoutError as exc:
+        notes.append(f"keyword search {exc} (search.query_timeout_seconds): too broad a query; "
+                     "answering from the vector side")
+        return []
     except StoreError as exc:
         notes.append(f"keyword search failed: {exc}")
         return []
@@ -123,7 +130,8 @@ def _gather(store: Store, provider: EmbeddingProvider | None, request: SearchReq
     limit = min(200, max(1, request.max_results * settings.candidate_multiplier))
     found = _Candidates()
     if provider is None or settings.hybrid:
-        found.text_hits = _keyword_candidates(store, request.query, limit, request.sources, notes)
+        found.text_hits = _keyword_candidates(store, request.query, limit, request.sources, notes,
+                                              settings.query_timeout_seconds)
     if provider is not None:
         try:
             found.query_vector = _query_vector(provider, request.query)
@@ -194,9 +202,11 @@ def _mode(provider: EmbeddingProvider | None, settings: SearchSettings,
 def run_search(store: Store, provider: EmbeddingProvider | None, request: SearchRequest,
                settings: SearchSettings) -> SearchOutcome:
     """Answer one query. Never raises for bad query text; store errors surface as notes."""
-    notes: list[str] = []
+    bounded = bound_query(request.query)
+    notes: list[str] = list(bounded.notes)
+    request = replace(request, query=bounded.text)
     if not request.query.strip():
-        return SearchOutcome((), _mode(provider, settings, None), ("empty query",))
+        return SearchOutcome((), _mode(provider, settings, None), (*notes, "empty query"))
     found = _gather(store, provider, request, settings, notes)
     mode = _mode(provider, settings, found.error)
     absolute = settings.fusion == "absolute" and bool(found.vector_hits)

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from openclaw_memory.errors import EmbeddingError
+from openclaw_memory.querylimits import encodable
 
 __all__ = [
     "SECRET_HEADERS",
@@ -104,7 +105,9 @@ class EmbeddingProvider(ABC):
             raise TypeError("embed_documents takes a sequence of texts, not a single str")
         if not texts:
             return np.zeros((0, self._dims or 0), dtype=np.float32)
-        rows = normalize_rows(self._embed(list(texts)))
+        # Lone surrogates reach us from JSON escapes and fuzzers; no tokenizer or HTTP body
+        # accepts them, and one must not fail a batch.
+        rows = normalize_rows(self._embed([encodable(t) for t in texts]))
         self._check_shape(rows, len(texts))
         return rows
 

@@ -27,9 +27,13 @@ from .connection import DriverInfo, connect, probe_driver
 from .schema import migrate
 from .vectors import NumpyVectors, Vec0Vectors, VectorHits, placeholders
 
-__all__ = ["ChunkRow", "FileRow", "StaleReadError", "Store"]
+__all__ = ["ChunkRow", "FileRow", "QueryTimeoutError", "StaleReadError", "Store"]
 
 FloatArray = npt.NDArray[np.float32]
+
+
+class QueryTimeoutError(StoreError):
+    """A query ran past its time bound and was interrupted."""
 
 
 class StaleReadError(StoreError):
@@ -258,13 +262,43 @@ class Store:
         return {"files": files, "chunks": chunks, "vectors": vectors, "cache_entries": cache}
 
     # -- search ---------------------------------------------------------------------------
-    def keyword_search(self, match: str, limit: int, sources: Sequence[str]) -> list[
-            tuple[int, float]]:
-        """(rowid, bm25 rank) best first; bm25 is negative and lower is better."""
+    def keyword_search(self, match: str, limit: int, sources: Sequence[str], *,
+                       timeout_s: float | None = None) -> list[tuple[int, float]]:
+        """(rowid, bm25 rank) best first; bm25 is negative and lower is better.
+
+        ``timeout_s`` bounds the query: past it SQLite is interrupted and
+        :class:`QueryTimeoutError` raised (a broad OR of common words on a huge index).
+        """
         sql = (f"select f.rowid, bm25(chunks_fts) as r from chunks_fts f "
                f"join chunks c on c.rowid = f.rowid where chunks_fts match ? "
                f"and c.source in ({placeholders(len(sources))}) order by r limit ?")
-        return [(int(a), float(b)) for a, b in self.query(sql, (match, *sources, limit))]
+        with self._deadline(timeout_s):
+            rows = self.query(sql, (match, *sources, limit))
+        return [(int(a), float(b)) for a, b in rows]
+
+    @contextlib.contextmanager
+    def _deadline(self, seconds: float | None) -> Iterator[None]:
+        if seconds is None:
+            yield
+            return
+        end = time.monotonic() + seconds
+        expired = False
+
+        def check() -> int:
+            nonlocal expired
+            expired = time.monotonic() > end
+            return 1 if expired else 0
+
+        with self._lock:
+            self._conn.set_progress_handler(check, 20_000)
+            try:
+                yield
+            except StoreError as exc:
+                if expired:
+                    raise QueryTimeoutError(f"stopped after {seconds:g} s") from exc
+                raise
+            finally:
+                self._conn.set_progress_handler(None, 0)
 
     def keyword_scores(self, match: str, rowids: Sequence[int]) -> dict[int, float]:
         """bm25 of the given chunks for ``match`` (absent when they do not match)."""

@@ -13,7 +13,8 @@ import secrets
 
 __all__ = ["swap_in", "write_all"]
 
-_NEW_FILE_MODE = 0o644
+# Memory is private: a file the library creates is readable by its owner only.
+_NEW_FILE_MODE = 0o600
 
 
 def write_all(fd: int, payload: bytes) -> None:

@@ -48,7 +48,8 @@ __all__ = [
 WriteReason = Literal["appended", "replaced", "duplicate"]
 
 _APPEND_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
-_NEW_FILE_MODE = 0o644
+# Memory is private: a file the library creates is readable by its owner only.
+_NEW_FILE_MODE = 0o600
 # A replace of MEMORY.md swaps the inode under an appender that opened the old one; the
 # appender notices after taking the lock and reopens. More than a few swaps in a row means
 # something else is rewriting the file continuously.

@@ -68,7 +68,7 @@ def append_messages(path: str | os.PathLike[str], messages: Iterable[BaseMessage
 
 
 def _append_locked(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     # The file is opened relative to its folder, both without following links: a symlink
     # swapped in for either after the mkdir fails to open instead of redirecting the write.
     dir_fd = os.open(path.parent, _DIR_FLAGS)

@@ -246,7 +246,7 @@ class Workspace:
     def open_parent(self, resolved: ResolvedPath, *, create: bool = False) -> int:
         """A descriptor of the directory holding ``resolved``, reached without following links.
 
-        ``create`` makes missing directories (0o755 before umask). Raises
+        ``create`` makes missing directories (0o700: the owner only). Raises
         :class:`FileNotFoundError` if a directory is missing and ``create`` is false,
         :class:`PathRefusedError` if a component is (now) a symlink or not a directory.
         The caller closes the descriptor.
@@ -261,7 +261,7 @@ class Workspace:
         return fd
 
     def open_file(
-        self, resolved: ResolvedPath, flags: int, mode: int = 0o644, *, create_parents: bool = False
+        self, resolved: ResolvedPath, flags: int, mode: int = 0o600, *, create_parents: bool = False
     ) -> int:
         """Open ``resolved`` with ``flags`` plus ``O_NOFOLLOW``; refuse anything not regular.
 
@@ -351,7 +351,7 @@ def _step_into(dir_fd: int, name: str, *, create: bool) -> int:
             raise
         # A concurrent writer may make it first; opening it below re-checks its type.
         with contextlib.suppress(FileExistsError):
-            os.mkdir(name, 0o755, dir_fd=dir_fd)
+            os.mkdir(name, 0o700, dir_fd=dir_fd)  # private: the owner only
         child = _open_nofollow(name, _NOFOLLOW_DIR_FLAGS, 0, dir_fd)
     except OSError as exc:
         # ELOOP: a symlink with O_NOFOLLOW; ENOTDIR: a file or a link where a directory

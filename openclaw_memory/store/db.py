@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -30,6 +31,24 @@ from .vectors import NumpyVectors, Vec0Vectors, VectorHits, placeholders
 __all__ = ["ChunkRow", "FileRow", "QueryTimeoutError", "StaleReadError", "Store"]
 
 FloatArray = npt.NDArray[np.float32]
+
+
+def _private_file(path: Path) -> None:
+    """Create the index file (and its missing folders) readable by the owner only.
+
+    The index holds every note's text. SQLite creates its -wal and -shm files with the mode of
+    the database file, so they follow; an existing file keeps the mode it has.
+    """
+    missing = []
+    parent = path.parent
+    while not parent.exists():
+        missing.append(parent)
+        parent = parent.parent
+    for folder in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=0o700)
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
 
 
 class QueryTimeoutError(StoreError):
@@ -80,7 +99,7 @@ class Store:
         self._term_cache = {}
         self._vec0 = Vec0Vectors()
         self._numpy = NumpyVectors()
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _private_file(path)
         self._conn = connect(path, self.driver, busy_timeout_ms=busy_timeout_ms,
                              load_vec=self.driver.vec_loadable)
         try:

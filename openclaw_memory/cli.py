@@ -217,6 +217,12 @@ def _requested_provider_unavailable(memory: MemoryIndex, args: argparse.Namespac
     return message
 
 
+def _is_storage_error(exc: Exception) -> bool:
+    # pysqlite3's errors do not derive from the stdlib's: recognise both drivers by module.
+    module = type(exc).__module__.split(".")[0]
+    return isinstance(exc, OSError) or module in ("sqlite3", "pysqlite3")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -230,6 +236,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     raise OpenClawMemoryError(f"{unavailable}; indexed keyword-only, no vectors")
     except OpenClawMemoryError as exc:
         print(f"openclaw-memory: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as exc:  # a storage failure that escaped translation: still one line
+        if not _is_storage_error(exc):
+            raise
+        print(f"openclaw-memory: error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("openclaw-memory: interrupted", file=sys.stderr)

@@ -99,9 +99,16 @@ class Store:
         self._term_cache = {}
         self._vec0 = Vec0Vectors()
         self._numpy = NumpyVectors()
-        _private_file(path)
-        self._conn = connect(path, self.driver, busy_timeout_ms=busy_timeout_ms,
-                             load_vec=self.driver.vec_loadable)
+        try:
+            _private_file(path)
+        except OSError as exc:
+            raise StoreError(f"cannot create the index at {path}: {exc.strerror or exc}; "
+                             "choose a writable location with --index or store.path") from None
+        try:
+            self._conn = connect(path, self.driver, busy_timeout_ms=busy_timeout_ms,
+                                 load_vec=self.driver.vec_loadable)
+        except self.driver.errors as exc:
+            raise StoreError(f"cannot open the index at {path}: {exc}") from exc
         try:
             migrate(self._conn, fts_tokenizer=fts_tokenizer)
         except IndexCorruptError:

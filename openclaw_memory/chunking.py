@@ -41,6 +41,17 @@ class _Item(NamedTuple):
     continuation: bool  # a later piece of the same line as the previous item
 
 
+def editor_lines_text(text: str) -> str:
+    """``text`` with every line break an editor shows written as ``\n``.
+
+    Editors break lines at CRLF, at a lone CR (classic Mac, some exports) and at LF, in any
+    mix; citations must count lines the same way, or a CR-only file is one giant line 1.
+    """
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def split_lines(text: str) -> list[str]:
     """The lines of ``text`` as an editor numbers them: no line terminators, no phantom last line.
 

@@ -22,6 +22,7 @@ from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from openclaw_memory.atomic import swap_in, write_all
+from openclaw_memory.chunking import editor_lines_text
 from openclaw_memory.errors import (
     ConfigError,
     ContentError,
@@ -106,7 +107,7 @@ def read_note(
         return NoteText(resolved.rel_path, "", start, start - 1, 0, missing=True)
     # Memory files are edited by people with any editor: a stray invalid byte must not make
     # the whole file unreadable to the agent.
-    text = data.decode("utf-8", errors="replace")
+    text = editor_lines_text(data.decode("utf-8", errors="replace"))
     all_lines = _split_lines(text)
     if not from_line and not lines:
         return NoteText(resolved.rel_path, text, 1, len(all_lines), len(all_lines))
@@ -278,7 +279,7 @@ def _append_block(ws: Workspace, resolved: ResolvedPath, body: str) -> WriteResu
     note_lines = body.split("\n")
     with _io_errors("write", resolved.rel_path), _locked(ws, resolved) as fd:
         existing = _read_fd(fd)
-        lines = _split_lines(existing.decode("utf-8", errors="replace"))
+        lines = _split_lines(editor_lines_text(existing.decode("utf-8", errors="replace")))
         found = _find_block(lines, note_lines)
         if found is not None:
             end = found + len(note_lines) - 1

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .chunking import blank_front_matter, chunk_text
+from .chunking import blank_front_matter, chunk_text, editor_lines_text
 from .config import MemorySettings
 from .embeddings.base import EmbeddingProvider
 from .embeddings.cache import CachedProvider
@@ -95,6 +95,7 @@ def _decode(data: bytes, path: str, plan: SyncPlan) -> str:
         plan.warnings.append(f"{path}: invalid UTF-8, indexed with replacement characters")
     if text.startswith("\ufeff"):
         text = text[1:]
+    text = editor_lines_text(text)
     if "\x00" in text:
         # SQLite text and FTS5 stop at NUL; keep line numbers by replacing, not removing.
         text = text.replace("\x00", "\ufffd")

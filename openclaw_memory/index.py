@@ -9,6 +9,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -350,7 +351,16 @@ class MemoryIndex:
             sources=sources or default_sources, citations=citations,
             now=now or datetime.now(UTC),
             path_filter=self._scope_filter(chat_type, path_filter))
-        outcome = run_search(self.store, self.provider, request, s)
+        try:
+            outcome = run_search(self.store, self.provider, request, s)
+        except IndexCorruptError as exc:
+            # Damage that showed on use: set the file aside, rebuild from the Markdown files
+            # (the embedding cache is gone with it; vectors are recomputed), answer again.
+            with self._lock:
+                self._replace_damaged_store(exc)
+            self.sync()
+            outcome = run_search(self.store, self.provider, request, s)
+            outcome = replace(outcome, notes=(*outcome.notes, self.notes[-1]))
         return self._response(choice, outcome, s.citations, stale=stale)
 
     def _scope_filter(self, chat_type: ChatType, extra: Callable[[str], bool] | None,

@@ -7,7 +7,6 @@ surprising result can be diagnosed from the response alone.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -18,7 +17,7 @@ import numpy as np
 from .config import SearchSettings
 from .coverage import keyword_coverage
 from .embeddings.base import EmbeddingProvider
-from .errors import EmbeddingError, StoreError
+from .errors import EmbeddingError, IndexCorruptError, StoreError
 from .querylimits import bound_query
 from .ranking import Candidate, decay_multiplier, fuse, mmr_order
 from .snippets import citation, clamp_snippet, with_source_line
@@ -66,6 +65,8 @@ def _keyword_candidates(store: Store, query: str, limit: int, sources: Sequence[
         notes.append(f"keyword search {exc} (search.query_timeout_seconds): too broad a query; "
                      "answering from the vector side")
         return []
+    except IndexCorruptError:
+        raise  # damage, not a query problem: the index repairs itself (MemoryIndex.search)
     except StoreError as exc:
         notes.append(f"keyword search failed: {exc}")
         return []
@@ -87,6 +88,8 @@ def _exact_keyword_keys(store: Store, query: str, keys: Sequence[int],
     expr = " AND ".join('"' + t + '"' for t in terms)
     try:
         rows = store.keyword_search(expr, 200, sources)
+    except IndexCorruptError:
+        raise
     except StoreError:
         return set()
     return {k for k, _ in rows} & set(keys)
@@ -144,6 +147,8 @@ def _gather(store: Store, provider: EmbeddingProvider | None, request: SearchReq
     if found.query_vector is not None:
         try:
             found.vector_hits = store.vector_search(found.query_vector, limit, request.sources)
+        except IndexCorruptError:
+            raise
         except StoreError as exc:  # answer from the keyword side rather than not at all
             notes.append(f"{exc}; answering keyword-only")
             found.query_vector = None
@@ -164,8 +169,12 @@ def _lookups(store: Store, found: _Candidates, query: str) -> tuple[dict[int, fl
         extra_vector = store.cosines(found.query_vector, sorted(text_keys - vector_keys))
     match = match_expression(query)
     if match is not None and found.vector_hits:
-        with contextlib.suppress(StoreError):
+        try:
             extra_text = store.keyword_scores(match, sorted(vector_keys - text_keys))
+        except IndexCorruptError:
+            raise
+        except StoreError:
+            extra_text = {}
     return extra_vector, extra_text
 
 
@@ -174,6 +183,8 @@ def _coverage(store: Store, query: str, found: _Candidates,
     keys = sorted({k for k, _ in found.vector_hits} | {k for k, _ in found.text_hits})
     try:
         return keyword_coverage(store, query, keys)
+    except IndexCorruptError:
+        raise
     except StoreError:
         return {}  # vectors alone then; the keyword side already said why in its note
 

@@ -320,6 +320,7 @@ class Syncer:
         """
         started = time.perf_counter()
         plan = SyncPlan()
+        store.check_keyword_index()  # damage that only shows on use: found here, not by users
         fingerprint = index_fingerprint(self.settings, self.provider)
         stored = store.meta(FINGERPRINT_KEY)
         empty = not store.files()

@@ -1,0 +1,50 @@
+"""Damage in the keyword index that only shows on use is found and repaired: a sync verifies the
+FTS5 index, a search that hits damage sets the file aside and rebuilds, and status says so."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from openclaw_memory import MemoryIndex
+
+from .workspaces import write_workspace
+
+
+def _garble_keyword_pages(index: Path) -> None:
+    con = sqlite3.connect(index)
+    con.execute("update chunks_fts_data set block = randomblob(length(block)) where id > 1")
+    con.commit()
+    con.close()
+
+
+def _open(ws: Path, index: Path) -> MemoryIndex:
+    return MemoryIndex.open(ws, index_path=index, embedding={"provider": "none"},
+                            sync={"on_search": False})
+
+
+def test_a_sync_over_unchanged_files_finds_the_damage_and_rebuilds(tmp_path: Path) -> None:
+    write_workspace(tmp_path / "ws", files=8)
+    index = tmp_path / "i.sqlite"
+    with _open(tmp_path / "ws", index) as memory:
+        memory.sync()
+    _garble_keyword_pages(index)
+    with _open(tmp_path / "ws", index) as memory:
+        report = memory.sync()
+        assert report.indexed == 8  # rebuilt, not "8 unchanged"
+        hits = memory.search("invoice billing").results
+        assert hits and not [n for n in memory.search("invoice").notes if "failed" in n]
+        assert any("keyword index is damaged" in n for n in memory.status()["notes"])
+    assert list(tmp_path.glob("i.sqlite.corrupt-*"))  # set aside, never deleted
+
+
+def test_a_search_that_hits_damage_repairs_the_index_and_answers(tmp_path: Path) -> None:
+    write_workspace(tmp_path / "ws", files=8)
+    index = tmp_path / "i.sqlite"
+    with _open(tmp_path / "ws", index) as memory:
+        memory.sync()
+        _garble_keyword_pages(index)
+        response = memory.search("invoice billing")
+        assert response.results
+        assert any("damaged" in n for n in response.notes)
+        assert not [n for n in response.notes if n.startswith("keyword search failed")]

@@ -9,7 +9,8 @@ from typing import Any
 __all__ = ["format_status"]
 
 # Printed in this order, one "key: value" line each; anything else follows as plain lines.
-_SCALARS = ("workspace", "index_path", "files", "chunks", "vectors", "cache_entries", "dirty",
+_SCALARS = ("workspace", "index_path", "files", "chunks", "vectors", "vectors_missing",
+            "cache_entries", "dirty",
             "pending_files", "vector_path", "vector_reason", "sqlite_driver", "sqlite_version",
             "sqlite_vec_version", "provider", "model", "mode", "mode_reason", "provider_unavailable_reason",
             "fallback")

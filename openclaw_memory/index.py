@@ -450,6 +450,7 @@ class MemoryIndex:
             "provider": provider.id if provider else "none",
             "model": provider.model if provider else None,
             **self._mode(choice),
+            "vectors_missing": self.store.missing_vectors() if provider is not None else 0,
             "provider_unavailable_reason": choice.unavailable_reason,
             "fallback": choice.fallback,
             "skipped": last.get("skipped", []),

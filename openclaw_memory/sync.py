@@ -27,7 +27,7 @@ from .chunking import blank_front_matter, chunk_text, editor_lines_text
 from .config import MemorySettings
 from .embeddings.base import EmbeddingProvider
 from .embeddings.cache import CachedProvider
-from .errors import OpenClawMemoryError, PathRefusedError
+from .errors import EmbeddingError, OpenClawMemoryError, PathRefusedError
 from .rebuild_files import rebuild_path, remove_stale_rebuilds
 from .session_delta import SessionDelta, SessionState, anchor_of_bytes, is_due, measure_delta
 from .sessions import flatten_transcript, indexable_prefix
@@ -85,6 +85,8 @@ class SyncPlan:
     warnings: list[str] = field(default_factory=list)
     sessions_deferred: int = 0
     malformed_lines: int = 0
+    vectors_missing: int = 0
+    vectors_backfilled: int = 0
 
 
 def _decode(data: bytes, path: str, plan: SyncPlan) -> str:
@@ -137,7 +139,16 @@ class Syncer:
             return None
         cached = self.provider if isinstance(self.provider, CachedProvider) else None
         hits, misses = (cached.hits, cached.misses) if cached else (0, 0)
-        vectors = self.provider.embed_documents([c.text for c in chunks])
+        try:
+            vectors = self.provider.embed_documents([c.text for c in chunks])
+        except EmbeddingError as exc:
+            # The text and keywords are indexed anyway: a note must be findable during an
+            # outage. Its vectors are backfilled by a later sync (backfill_vectors).
+            plan.vectors_missing += len(chunks)
+            if not any(w.startswith("vectors unavailable") for w in plan.warnings):
+                plan.warnings.append(f"vectors unavailable ({exc}); text indexed, vectors "
+                                     "backfilled when the provider answers")
+            return None
         if cached is not None:
             plan.embedded += cached.misses - misses
             plan.cache_hits += cached.hits - hits
@@ -309,6 +320,26 @@ class Syncer:
         gone = [p for p in known if p not in present and p not in skipped]
         plan.chunks_removed += store.delete_files(gone)
         plan.deleted += len(gone)
+        self.backfill_vectors(store, plan)
+
+    def backfill_vectors(self, store: Store, plan: SyncPlan, batch: int = 256) -> None:
+        """Embed chunks whose vectors a provider outage left missing, until none or it fails."""
+        if self.provider is None or plan.vectors_missing:
+            return  # keyword-only, or the provider failed in this very pass
+        while True:
+            rows = store.chunks_without_vectors(batch)
+            if not rows:
+                return
+            try:
+                vectors = self.provider.embed_documents([text for _, text in rows])
+            except EmbeddingError as exc:
+                plan.warnings.append(f"vectors still unavailable ({exc}); "
+                                     f"{store.missing_vectors()} chunk(s) keyword-only for now")
+                return
+            done = store.set_vectors([r for r, _ in rows], vectors)
+            plan.vectors_backfilled += done
+            if done < len(rows):
+                return  # rows changed under us (another writer): the next sync goes on
 
     def sync(self, store: Store, *, full: bool = False, progress: Progress | None = None,
              force_sessions: bool = False) -> SyncReport:

@@ -165,6 +165,10 @@ class SyncReport:
     sessions_deferred: int = 0
     #: Damaged JSONL lines skipped in the transcripts read by this sync.
     malformed_lines: int = 0
+    #: Chunks indexed without vectors because the embedding provider failed (backfilled later).
+    vectors_missing: int = 0
+    #: Chunks whose missing vectors this sync added.
+    vectors_backfilled: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}

@@ -242,6 +242,35 @@ class Store:
                  now if read_at is None else read_at))
         return removed, len(chunks)
 
+    def chunks_without_vectors(self, limit: int) -> list[tuple[int, str]]:
+        """(rowid, text) of chunks whose vectors are missing (a provider outage), oldest first."""
+        rows = self.query("select rowid, text from chunks where embedding is null "
+                          "order by rowid limit ?", (limit,))
+        return [(int(r), str(t)) for r, t in rows]
+
+    def missing_vectors(self) -> int:
+        return int(self.query("select count(*) from chunks where embedding is null")[0][0])
+
+    def set_vectors(self, rowids: Sequence[int], vectors: FloatArray) -> int:
+        """Store backfilled vectors for chunks that still lack them; returns how many."""
+        matrix = vectors.astype(np.float32, copy=False)
+        with self.write() as conn:
+            if self.driver.vec_loadable and matrix.size:
+                self._vec0.ensure_table(conn, int(matrix.shape[1]))
+            done = 0
+            vec_rows: list[tuple[int, str, bytes]] = []
+            for rowid, row in zip(rowids, matrix, strict=True):
+                blob = row.tobytes()
+                cur = conn.execute("update chunks set embedding = ? where rowid = ? "
+                                   "and embedding is null returning source", (blob, rowid))
+                found = cur.fetchone()
+                if found is not None:
+                    done += 1
+                    vec_rows.append((int(rowid), str(found[0]), blob))
+            if vec_rows and self.driver.vec_loadable:
+                self._vec0.insert(conn, vec_rows)
+        return done
+
     def touch_file(self, file: MemoryFile, session: SessionState | None = None,
                    read_at: float | None = None) -> None:
         """Record a new mtime/size for a file whose content hash did not change."""

@@ -82,3 +82,13 @@ def test_a_huge_query_is_cut_and_says_so(memory: MemoryIndex, tmp_path: Path) ->
     assert f"query cut to its first {MAX_QUERY_CHARS} characters" in response.notes
     many = memory.search(" ".join(f"w{i}" for i in range(500)) + " billing")
     assert f"query cut to its first {MAX_QUERY_TERMS} search terms" in many.notes
+
+
+@pytest.mark.parametrize("model", ["use-multilingual-v3", "all-MiniLM-L6-v2"])
+def test_every_local_model_embeds_lone_surrogates(model: str) -> None:
+    from openclaw_memory.config import EmbeddingSettings
+    from openclaw_memory.embeddings.factory import build_provider
+
+    provider = build_provider("local", EmbeddingSettings(provider="local", model=model))
+    vectors = provider.embed_documents(["billing \ud800", "\udfff", "ok"])
+    assert vectors.shape[0] == 3

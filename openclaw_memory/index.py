@@ -25,6 +25,7 @@ from .errors import (
     IndexCorruptError,
     OpenClawMemoryError,
     ProviderUnavailableError,
+    StoreError,
 )
 from .freshness import Freshness
 from .notes import (
@@ -36,9 +37,10 @@ from .notes import (
     split_citation,
     write_memory_md,
 )
-from .paths import default_index_path
+from .paths import default_index_path, state_dir
 from .search import SearchRequest, run_search
 from .store import Store
+from .store.schema import APPLICATION_ID
 from .sync import (
     FINGERPRINT_KEY,
     LAST_SYNC_KEY,
@@ -115,7 +117,7 @@ class MemoryIndex:
         self.index_path = (index_path or settings.store.path or default_index_path(
             settings.workspace, settings.sessions.agent_id, self.embedding_key,
         )).expanduser().absolute()
-        ensure_not_inside_memory(self.index_path, settings.workspace)
+        ensure_not_inside_memory(self.index_path, settings.workspace, settings.extra_paths)
         self._lock = threading.RLock()
         self.closed = False
         _claim(self.index_path, self)
@@ -158,8 +160,30 @@ class MemoryIndex:
         try:
             return make()
         except IndexCorruptError as exc:
+            if not self._ours(exc):
+                raise StoreError(
+                    f"refusing to use {self.index_path} as the index: it is not an "
+                    f"openclaw-memory index ({exc}); nothing was changed. Point --index (or "
+                    "store.path) at a new file, or at an index this library created") from None
             self._set_aside(exc)
             return make()
+
+    def _ours(self, exc: IndexCorruptError) -> bool:
+        """Whether an unusable index file was created by this library, so it may be set aside.
+
+        Ours: SQLite's header still carries our application id (damage elsewhere: a torn
+        page, a truncation, a newer schema), or the file sits in our own state folder where
+        nothing else writes. Anything else (another application's database, a note, a typo in
+        --index) is someone's data and is never moved.
+        """
+        try:
+            with self.index_path.open("rb") as handle:
+                header = handle.read(100)
+        except OSError:
+            return False
+        if len(header) >= 72 and int.from_bytes(header[68:72], "big") == APPLICATION_ID:
+            return True
+        return state_dir().resolve() in self.index_path.resolve().parents
 
     def _set_aside(self, exc: IndexCorruptError) -> None:
         """Move a damaged or foreign index file away (kept for inspection, never deleted)."""

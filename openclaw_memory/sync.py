@@ -473,10 +473,16 @@ def _report(plan: SyncPlan, duration: float, reason: str | None) -> SyncReport:
                       duration_s=duration)
 
 
-def ensure_not_inside_memory(index_path: Path, workspace: Path) -> None:
-    """Refuse an index path inside ``memory/``: it would be discovered as memory."""
-    try:
-        index_path.resolve().relative_to((workspace / "memory").resolve())
-    except ValueError:
-        return
-    raise OpenClawMemoryError(f"the index must not live inside {workspace / 'memory'}")
+def ensure_not_inside_memory(index_path: Path, workspace: Path,
+                             extra_paths: Sequence[Path] = ()) -> None:
+    """Refuse an index path among the memory sources (``MEMORY.md``, ``memory.md``,
+    ``memory/``, extra paths): it would overwrite a note, or be indexed as one."""
+    target = index_path.resolve()
+    root = workspace.resolve()
+    sources = [root / "memory", *(Path(p).expanduser().resolve() for p in extra_paths)]
+    if target in (root / "MEMORY.md", root / "memory.md") or target.suffix == ".md":
+        raise OpenClawMemoryError(f"refusing {index_path} as the index: it is (or would be) a "
+                                  "memory file; choose a path outside the memory sources")
+    for source in sources:
+        if target == source or source in target.parents:
+            raise OpenClawMemoryError(f"the index must not live inside {source}")

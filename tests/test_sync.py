@@ -9,6 +9,7 @@ import pytest
 from fs_snapshot import snapshot
 
 from openclaw_memory import MemoryIndex
+from openclaw_memory.errors import StoreError
 from openclaw_memory.workspace import Workspace
 
 
@@ -144,13 +145,14 @@ def test_index_inside_memory_folder_is_refused(workspace: Path) -> None:
         MemoryIndex.open(workspace, index_path=workspace / "memory" / "i.sqlite")
 
 
-def test_corrupt_index_is_set_aside_and_rebuilt(workspace: Path, tmp_path: Path) -> None:
+def test_garbage_at_an_index_path_the_library_did_not_create_is_refused_untouched(
+        workspace: Path, tmp_path: Path) -> None:
     index = tmp_path / "index.sqlite"
     index.write_bytes(b"garbage" * 1000)
-    with _open(workspace, tmp_path) as memory:
-        assert any("rebuilt" in n for n in memory.status()["notes"])
-        assert memory.search("PostgreSQL").results
-    assert list(tmp_path.glob("index.sqlite.corrupt-*"))
+    with pytest.raises(StoreError, match="not an openclaw-memory index"):
+        _open(workspace, tmp_path)
+    assert index.read_bytes() == b"garbage" * 1000
+    assert not list(tmp_path.glob("index.sqlite.corrupt-*"))
 
 
 def test_front_matter_is_not_indexed_but_line_numbers_hold(workspace: Path,

@@ -59,10 +59,14 @@ def _scrambled_pages(index: Path) -> None:
     index.write_bytes(bytes(data))
 
 
-@pytest.mark.parametrize("damage", [_garbage, _truncated, _torn_header, _foreign, _newer_schema,
-                                    _scrambled_pages])
-def test_damaged_index_is_set_aside_and_rebuilt_from_the_markdown(tmp_path: Path, damage) -> None:  # type: ignore[no-untyped-def]
-    ws, index = tmp_path / "ws", tmp_path / "index.sqlite"
+@pytest.mark.parametrize(("damage", "where"), [
+    (_garbage, "state"), (_truncated, "explicit"), (_torn_header, "explicit"),
+    (_newer_schema, "explicit"), (_scrambled_pages, "explicit"), (_scrambled_pages, "state")])
+def test_damaged_index_is_set_aside_and_rebuilt_from_the_markdown(tmp_path: Path, damage,  # type: ignore[no-untyped-def]
+                                                                  where: str) -> None:
+    # Ours: the header still carries our application id, or the file is in our state folder.
+    ws = tmp_path / "ws"
+    index = (tmp_path / "state" / "indexes" if where == "state" else tmp_path) / "index.sqlite"
     write_workspace(ws, 12, lines=30)
     with MemoryIndex.open(ws, index_path=index, **NONE) as memory:
         memory.sync()
@@ -75,17 +79,58 @@ def test_damaged_index_is_set_aside_and_rebuilt_from_the_markdown(tmp_path: Path
         notes = memory.status()["notes"]
         assert memory.search("frankfurt invoice").results
     assert len(notes) == 1 and "moved it to" in notes[0] and "rebuilt" in notes[0], notes
-    aside = list(tmp_path.glob("index.sqlite.corrupt-*"))
+    aside = list(index.parent.glob("index.sqlite.corrupt-*"))
     assert [p.name for p in aside if not p.name.endswith(("-wal", "-shm"))], aside
     assert any(p.read_bytes() == damaged for p in aside)  # the damaged file is kept, untouched
     assert read_state(index) == expected
     assert snapshot(ws) == markdown
 
 
+@pytest.mark.parametrize("damage", [_garbage, _foreign])
+def test_a_file_this_library_did_not_create_is_refused_and_left_untouched(
+        tmp_path: Path, damage) -> None:  # type: ignore[no-untyped-def]
+    ws, index = tmp_path / "ws", tmp_path / "index.sqlite"
+    write_workspace(ws, 3)
+    with MemoryIndex.open(ws, index_path=index, **NONE) as memory:
+        memory.sync()
+    damage(index)
+    before = index.read_bytes()
+    with pytest.raises(StoreError, match="not an openclaw-memory index"):
+        MemoryIndex.open(ws, index_path=index, **NONE)
+    assert index.read_bytes() == before and not list(tmp_path.glob("index.sqlite.corrupt-*"))
+
+
+@pytest.mark.parametrize("name", ["MEMORY.md", "memory.md", "memory/index.sqlite", "notes.md"])
+def test_an_index_path_among_the_memory_sources_is_refused(tmp_path: Path, name: str) -> None:
+    from openclaw_memory.errors import OpenClawMemoryError
+
+    ws = tmp_path / "ws"
+    write_workspace(ws, 3)
+    before = snapshot(ws)
+    with pytest.raises(OpenClawMemoryError, match="memory"):
+        MemoryIndex.open(ws, index_path=ws / name, **NONE)
+    assert snapshot(ws) == before
+
+
+def test_a_mistyped_index_pointing_at_a_text_file_is_refused_by_the_cli(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from openclaw_memory.cli import main
+
+    ws = tmp_path / "ws"
+    write_workspace(ws, 3)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my shopping list\n")
+    code = main(["--workspace", str(ws), "--index", str(notes), "--provider", "none", "index"])
+    err = capsys.readouterr().err
+    assert code == 3 and "not an openclaw-memory index" in err
+    assert notes.read_text() == "my shopping list\n" and not list(tmp_path.glob("notes.txt.*"))
+
+
 def test_set_aside_message_reaches_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from openclaw_memory.cli import main
 
-    ws, index = tmp_path / "ws", tmp_path / "index.sqlite"
+    ws, index = tmp_path / "ws", tmp_path / "state" / "indexes" / "index.sqlite"
+    index.parent.mkdir(parents=True)
     write_workspace(ws, 3)
     _garbage(index)
     code = main(["--workspace", str(ws), "--index", str(index), "--provider", "none", "status"])

@@ -59,6 +59,9 @@ _SKIP_NOT_MARKDOWN = "not markdown"
 _SKIP_NOT_FOUND = "not found"
 _SKIP_BAD_NAME = "unsupported file name"
 _SKIP_VANISHED = "vanished"
+# A hard link can make a file outside the workspace look like a memory file: its other names
+# may live anywhere. Files with more than one name are neither read, written nor indexed.
+_SKIP_HARD_LINK = "hard link (the file has more than one name; it may live outside the workspace)"
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _NOFOLLOW_DIR_FLAGS = _DIR_FLAGS | os.O_NOFOLLOW
@@ -274,7 +277,9 @@ class Workspace:
             fd = _open_nofollow(resolved.name, flags | os.O_NONBLOCK, mode, dir_fd)
         finally:
             os.close(dir_fd)
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        # Checked on the open descriptor: a hard link made after the path check is caught too.
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
             os.close(fd)
             raise _refuse()
         return fd
@@ -335,7 +340,7 @@ def _lstat_chain(anchor: Path, below: tuple[str, ...]) -> bool:
         if stat.S_ISLNK(info.st_mode):
             raise _refuse()
         is_last = index == len(below) - 1
-        if is_last and not stat.S_ISREG(info.st_mode):
+        if is_last and (not stat.S_ISREG(info.st_mode) or info.st_nlink > 1):
             raise _refuse()
         if not is_last and not stat.S_ISDIR(info.st_mode):
             raise _refuse()
@@ -518,6 +523,9 @@ class _Scan:
         if identity in self.seen:
             return
         self.seen.add(identity)
+        if info.st_nlink > 1:
+            self.skip(rel, _SKIP_HARD_LINK)
+            return
         if self.max_file_bytes is not None and info.st_size > self.max_file_bytes:
             self.skip(rel, _SKIP_TOO_LARGE)
             return

@@ -569,10 +569,13 @@ def test_discovery_deduplicates_overlapping_roots_first_wins(root: Path) -> None
     assert found == ["MEMORY.md", "memory/2024-05-01.md", "memory/projects/alpha.md"]
 
 
-def test_discovery_deduplicates_hard_links(root: Path) -> None:
+def test_discovery_skips_hard_linked_files_with_a_reason(root: Path) -> None:
     os.link(root / "memory" / "projects" / "alpha.md", root / "memory" / "projects" / "beta.md")
-    found = rels(Workspace(root))
-    assert ("memory/projects/alpha.md" in found) != ("memory/projects/beta.md" in found)
+    result = Workspace(root).discover()
+    found = [f.path for f in result.files]
+    assert "memory/projects/alpha.md" not in found and "memory/projects/beta.md" not in found
+    assert any(s.path.startswith("memory/projects/") and "hard link" in s.reason
+               for s in result.skipped)
 
 
 def test_discovery_handles_spaces_non_ascii_and_deep_nesting(root: Path) -> None:

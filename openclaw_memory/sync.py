@@ -25,7 +25,7 @@ import numpy as np
 
 from .chunking import blank_front_matter, chunk_text, editor_lines_text
 from .config import MemorySettings
-from .embeddings.base import EmbeddingProvider
+from .embeddings.base import EmbeddingProvider, invalid_rows
 from .embeddings.cache import CachedProvider
 from .errors import EmbeddingError, OpenClawMemoryError, PathRefusedError
 from .rebuild_files import rebuild_path, remove_stale_rebuilds
@@ -87,6 +87,7 @@ class SyncPlan:
     malformed_lines: int = 0
     vectors_missing: int = 0
     vectors_backfilled: int = 0
+    vectors_rejected: int = 0
 
 
 def _decode(data: bytes, path: str, plan: SyncPlan) -> str:
@@ -154,6 +155,13 @@ class Syncer:
             plan.cache_hits += cached.hits - hits
         else:
             plan.embedded += len(chunks)
+        rejected = int(invalid_rows(vectors).sum())
+        if rejected:
+            plan.vectors_rejected += rejected
+            plan.vectors_missing += rejected
+            plan.warnings.append(f"{rejected} vector(s) from {self.provider.id} were invalid (NaN, "
+                                 "infinite or zero) and not stored; their text is indexed and "
+                                 "they are asked for again at the next sync")
         return vectors
 
     def _read(self, file: MemoryFile, plan: SyncPlan) -> bytes | None:
@@ -336,10 +344,12 @@ class Syncer:
                 plan.warnings.append(f"vectors still unavailable ({exc}); "
                                      f"{store.missing_vectors()} chunk(s) keyword-only for now")
                 return
-            done = store.set_vectors([r for r, _ in rows], vectors)
+            good = ~invalid_rows(vectors)
+            done = store.set_vectors([r for (r, _), ok in zip(rows, good, strict=True) if ok],
+                                     vectors[good])
             plan.vectors_backfilled += done
             if done < len(rows):
-                return  # rows changed under us (another writer): the next sync goes on
+                return  # invalid vectors, or rows changed under us: the next sync goes on
 
     def sync(self, store: Store, *, full: bool = False, progress: Progress | None = None,
              force_sessions: bool = False) -> SyncReport:

@@ -169,6 +169,8 @@ class SyncReport:
     vectors_missing: int = 0
     #: Chunks whose missing vectors this sync added.
     vectors_backfilled: int = 0
+    #: Vectors the provider returned invalid (NaN, infinite, overflowing, zero): not stored.
+    vectors_rejected: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}

@@ -24,6 +24,7 @@ __all__ = [
     "SECRET_HEADERS",
     "EmbeddingProvider",
     "FloatArray",
+    "invalid_rows",
     "normalize_rows",
     "provider_key_for",
 ]
@@ -41,13 +42,27 @@ _MIN_NORM = 1e-10
 
 
 def normalize_rows(matrix: npt.ArrayLike) -> FloatArray:
-    """float32 copy of a 2-D array with non-finite values zeroed and rows L2-normalised."""
-    rows = np.array(matrix, dtype=np.float32, copy=True, ndmin=2)
-    if not np.isfinite(rows).all():  # the check is ~10x cheaper than nan_to_num itself
-        np.nan_to_num(rows, copy=False, nan=0.0, posinf=0.0, neginf=0.0)
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    np.divide(rows, norms, out=rows, where=norms >= _MIN_NORM)
-    return rows
+    """float32 copy of a 2-D array with rows L2-normalised; invalid rows become all-NaN.
+
+    A row with a NaN, an infinity, a value past float32's range or (nearly) no length is not
+    a direction: renormalising or zeroing it would store noise that search then trusts. Such
+    rows come back as NaN, which callers read as "no vector for this text" (see
+    :func:`invalid_rows`); the text is still indexed for keywords.
+    """
+    raw = np.array(matrix, dtype=np.float64, copy=True, ndmin=2)
+    with np.errstate(over="ignore", invalid="ignore"):
+        norms = np.linalg.norm(raw, axis=1, keepdims=True)
+        bad = ~np.isfinite(raw).all(axis=1, keepdims=True) | ~np.isfinite(norms) | (
+            norms < _MIN_NORM) | (np.abs(raw) > np.finfo(np.float32).max).any(axis=1, keepdims=True)
+        rows = np.where(bad, np.nan, raw / np.where(bad, 1.0, norms))
+    return rows.astype(np.float32)
+
+
+def invalid_rows(matrix: FloatArray) -> npt.NDArray[np.bool_]:
+    """Which rows of an embedded matrix carry no usable vector (see :func:`normalize_rows`)."""
+    if matrix.size == 0:
+        return np.zeros(matrix.shape[0], dtype=bool)
+    return np.asarray(np.isnan(matrix).any(axis=1), dtype=bool)
 
 
 def provider_key_for(
@@ -112,8 +127,11 @@ class EmbeddingProvider(ABC):
         return rows
 
     def embed_query(self, text: str) -> FloatArray:
-        """Vector of one query, shape (dims,)."""
+        """Vector of one query, shape (dims,); an invalid vector raises EmbeddingError."""
         row: FloatArray = self.embed_documents([text])[0]
+        if np.isnan(row).any():
+            raise EmbeddingError(f"{self.id} embeddings ({self.model}): the provider returned "
+                                 "an invalid vector (NaN, infinite or zero) for the query")
         return row
 
     @abstractmethod

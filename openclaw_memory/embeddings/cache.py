@@ -119,7 +119,9 @@ class CachedProvider(EmbeddingProvider):
     def _embed_and_store(self, missing: dict[str, str]) -> dict[str, FloatArray]:
         vectors = self.provider.embed_documents(list(missing.values()))
         fresh = dict(zip(missing, vectors, strict=True))
-        self.backend.put_many(self.id, self.model, self.provider_key, fresh)
+        # An invalid vector is never cached: the text is asked for again next time.
+        valid = {h: v for h, v in fresh.items() if not np.isnan(v).any()}
+        self.backend.put_many(self.id, self.model, self.provider_key, valid)
         return fresh
 
     def _count(self, *, hits: int, misses: int) -> None:

@@ -363,7 +363,8 @@ def _vector(value: object, position: int) -> FloatArray:
     # numpy would happily turn "0.5" or True into numbers; only real numbers are accepted.
     if array is None or array.ndim != 1 or array.size == 0 or array.dtype.kind not in "iuf":
         raise _malformed(f"data[{position}].embedding is not a list of numbers")
-    return array.astype(np.float32)
+    with np.errstate(over="ignore"):  # past float32's range becomes inf: rejected per text later
+        return array.astype(np.float32)
 
 
 def _stack(rows: list[FloatArray | None], known_dims: int | None, requested_dims: int | None) -> FloatArray:

@@ -219,7 +219,8 @@ class Store:
                 np.float32, copy=False)
             vec_rows: list[tuple[int, str, bytes]] = []
             for i, chunk in enumerate(chunks):
-                blob = None if matrix is None else matrix[i].tobytes()
+                # An invalid (NaN) row stores no vector: the chunk is keyword-only until backfill.
+                blob = None if matrix is None or np.isnan(matrix[i]).any() else matrix[i].tobytes()
                 cid = chunk_id(chunk, model)
                 cur = conn.execute(
                     "insert into chunks(id, path, source, start_line, end_line, hash, model, "

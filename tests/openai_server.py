@@ -48,6 +48,7 @@ __all__ = [
     "Reply",
     "chat_completion",
     "chat_reply",
+    "drip",
     "embeddings",
     "fake_vector",
     "insufficient_quota",
@@ -90,6 +91,8 @@ class Reply:
     body: bytes = b""
     headers: Mapping[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    drip: float = 0.0
+    """Seconds between body bytes (a server that answers one byte at a time); 0: at once."""
 
 
 Behaviour = Callable[[RecordedRequest], Reply]
@@ -174,6 +177,17 @@ def insufficient_quota() -> Behaviour:
 def server_error(status: int = 500) -> Behaviour:
     reply = _error(status, "The server had an error while processing your request.", None, "server_error")
     return lambda request: reply
+
+
+def drip(seconds_per_byte: float) -> Behaviour:
+    """A normal answer whose body arrives one byte every ``seconds_per_byte``."""
+    normal = embeddings()
+
+    def behave(request: RecordedRequest) -> Reply:
+        reply = normal(request)
+        return Reply(reply.status, reply.body, reply.headers, drip=seconds_per_byte)
+
+    return behave
 
 
 def slow(seconds: float) -> Behaviour:
@@ -299,6 +313,8 @@ class FakeOpenAIServer:
         self.in_flight = 0
         self.max_in_flight = 0
         self._routes: dict[str, Behaviour] = {"/v1/embeddings": embeddings(default_dims=dims)}
+        self.dripped = 0
+        """Body bytes sent by ``drip`` replies so far."""
         self.trace_runs: dict[str, dict[str, Any]] = {}
         """Runs a LangSmith client posted here (``Client(api_url=server.url)``), by id."""
         self._queues: dict[str, deque[Behaviour]] = {}
@@ -420,7 +436,15 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.send_header("Content-Length", str(len(reply.body)))
         self.end_headers()
-        self.wfile.write(reply.body)
+        if not reply.drip:
+            self.wfile.write(reply.body)
+            return
+        owner: FakeOpenAIServer = self.server.owner
+        for byte in reply.body:
+            self.wfile.write(bytes([byte]))
+            self.wfile.flush()
+            owner.dripped += 1
+            time.sleep(reply.drip)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # keep test output clean

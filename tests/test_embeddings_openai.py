@@ -344,3 +344,15 @@ def test_api_key_is_read_from_environment(server, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
     make_provider(server, api_key=None).embed_documents(["a"])
     assert server.requests[0].headers["authorization"] == "Bearer sk-from-env"
+
+
+def test_a_slow_drip_server_is_cut_at_the_total_deadline(server):
+    from openai_server import drip
+
+    server.route("/v1/embeddings", drip(0.25))
+    provider = OpenAIProvider(make_settings(server, timeout_seconds=1, max_retries=0))
+    with pytest.raises(EmbeddingError, match="longer than 1 s in all"):
+        provider.embed_documents(["a text whose answer drips in"])
+    body = server.dripped
+    # The client hung up after about 1 s of a body that would take minutes to arrive.
+    assert 0 < body < 40

@@ -16,6 +16,7 @@ import json
 import os
 import random
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
@@ -201,18 +202,25 @@ class OpenAIProvider(EmbeddingProvider):
         options: dict[str, Any] = {}
         if self.settings.dimensions is not None:
             options["dimensions"] = self.settings.dimensions
+        limit = self.settings.timeout_seconds
+        deadline = time.monotonic() + limit
         try:
-            with self._slots:
-                raw = self._client.embeddings.with_raw_response.create(
+            with self._slots, self._client.embeddings.with_streaming_response.create(
                     # Plain floats: several OpenAI-compatible servers cannot send base64.
-                    input=batch,
-                    model=self.model,
-                    encoding_format="float",
-                    **options,
-                )
-                content = raw.content
+                    input=batch, model=self.model, encoding_format="float", **options,
+            ) as response:
+                # The client's timeout bounds each read, not the whole answer: a server that
+                # drips a byte at a time would hold a sync for minutes. The body is read here
+                # against one deadline for the whole request.
+                pieces: list[bytes] = []
+                for piece in response.iter_bytes():
+                    pieces.append(piece)
+                    if time.monotonic() > deadline:
+                        raise EmbeddingError(f"{_NAME}: request took longer than {limit:g} s "
+                                             "in all (the server sends too slowly)", retryable=True)
+                content = b"".join(pieces)
         except openai.OpenAIError as exc:
-            raise translate_error(exc, self.settings.timeout_seconds) from exc
+            raise translate_error(exc, limit) from exc
         return parse_embeddings(content, len(batch), self.dims, self.settings.dimensions)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import itertools
+import re
 from collections.abc import Iterator, Sequence
 from typing import Literal, NamedTuple
 
@@ -126,8 +127,23 @@ def blank_front_matter(text: str) -> str:
     lines = text.split("\n")
     for i in range(1, min(len(lines), 500)):
         if lines[i].rstrip("\r") in ("---", "..."):
+            if not _looks_like_metadata(lines[1:i]):
+                return text  # a horizontal rule, then notes: content, not metadata
             return "\n" * (i + 1) + "\n".join(lines[i + 1:])
     return text
+
+
+_META_LINE = re.compile(r"^\s*(?:[\w.-]+\s*:(?:\s|$)|-\s|#|[{}\[\]\"]|$)")
+
+
+def _looks_like_metadata(block: list[str]) -> bool:
+    """Front matter as a person writes it: YAML keys (``tags: [a]``), list items under them,
+    comments, or a JSON object; not Markdown notes that happen to sit between two rules."""
+    lines = [line.rstrip("\r") for line in block]
+    if any(line.strip() for line in lines) and lines[0].lstrip().startswith("{"):
+        return True
+    keys = [line for line in lines if re.match(r"^\s*[\w.-]+\s*:(?:\s|$)", line)]
+    return bool(keys) and all(_META_LINE.match(line) for line in lines)
 
 
 def _trim_blank_edges(window: Sequence[_Item]) -> Sequence[_Item]:

@@ -439,10 +439,12 @@ class MemoryIndex:
     def write(self, content: str, *, target: Literal["daily", "memory"] = "daily",
               now: datetime | None = None) -> WriteResult:
         """Append a note to today's daily file (or MEMORY.md) and index it."""
+        limit = self.settings.sync.max_file_bytes
         if target == "memory":
-            result = write_memory_md(self.workspace, content)
+            result = write_memory_md(self.workspace, content, max_file_bytes=limit)
         else:
-            result = append_daily(self.workspace, content, tz=self.settings.timezone, now=now)
+            result = append_daily(self.workspace, content, tz=self.settings.timezone, now=now,
+                                  max_file_bytes=limit)
         self.freshness.mark("written through write()")
         if result.appended:
             self.sync()

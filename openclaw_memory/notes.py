@@ -34,6 +34,7 @@ from openclaw_memory.sessions import flatten_transcript
 from openclaw_memory.workspace import ResolvedPath, Workspace
 
 __all__ = [
+    "MAX_NOTE_BYTES",
     "NoteText",
     "WriteReason",
     "WriteResult",
@@ -49,6 +50,8 @@ __all__ = [
 WriteReason = Literal["appended", "replaced", "duplicate"]
 
 _APPEND_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+MAX_NOTE_BYTES = 64 * 1024
+"""A note is a fact, a decision or a todo, not a document: larger ones are refused."""
 # Memory is private: a file the library creates is readable by its owner only.
 _NEW_FILE_MODE = 0o600
 # A replace of MEMORY.md swaps the inode under an appender that opened the old one; the
@@ -215,7 +218,8 @@ def _zone(tz: str | None) -> tzinfo | None:
 
 
 def append_daily(
-    ws: Workspace, content: str, *, tz: str | None = None, now: datetime | None = None
+    ws: Workspace, content: str, *, tz: str | None = None, now: datetime | None = None,
+    max_file_bytes: int | None = None,
 ) -> WriteResult:
     """Append a note to today's ``memory/YYYY-MM-DD.md``, creating it (and ``memory/``).
 
@@ -224,11 +228,12 @@ def append_daily(
     """
     body = _normalise_note(content)
     resolved = ws.resolve(daily_note_path(tz, now), purpose="write")
-    return _append_block(ws, resolved, body)
+    return _append_block(ws, resolved, body, max_file_bytes)
 
 
 def write_memory_md(
-    ws: Workspace, content: str, *, mode: Literal["append", "replace"] = "append"
+    ws: Workspace, content: str, *, mode: Literal["append", "replace"] = "append",
+    max_file_bytes: int | None = None,
 ) -> WriteResult:
     """Edit the curated ``MEMORY.md`` (or an existing lowercase ``memory.md``).
 
@@ -240,7 +245,7 @@ def write_memory_md(
     body = _normalise_note(content)
     resolved = _curated_target(ws)
     if mode == "append":
-        return _append_block(ws, resolved, body)
+        return _append_block(ws, resolved, body, max_file_bytes)
     return _replace_file(ws, resolved, body)
 
 
@@ -268,6 +273,10 @@ def _normalise_note(content: str) -> str:
     body = "\n".join(lines)
     if not body:
         raise ContentError("memory note is empty: nothing to write")
+    size = len(body.encode("utf-8", errors="surrogatepass"))
+    if size > MAX_NOTE_BYTES:
+        raise ContentError(f"memory note is {size:,} bytes; a note is at most {MAX_NOTE_BYTES:,} "
+                           "bytes: keep the essentials, or split it into several notes")
     try:
         body.encode("utf-8")
     except UnicodeEncodeError:
@@ -275,7 +284,8 @@ def _normalise_note(content: str) -> str:
     return body
 
 
-def _append_block(ws: Workspace, resolved: ResolvedPath, body: str) -> WriteResult:
+def _append_block(ws: Workspace, resolved: ResolvedPath, body: str,
+                  max_file_bytes: int | None = None) -> WriteResult:
     note_lines = body.split("\n")
     with _io_errors("write", resolved.rel_path), _locked(ws, resolved) as fd:
         existing = _read_fd(fd)
@@ -290,7 +300,13 @@ def _append_block(ws: Workspace, resolved: ResolvedPath, body: str) -> WriteResu
         separator = bool(lines) and bool(lines[-1].strip())
         if separator:
             prefix += "\n"
-        write_all(fd, (prefix + body + "\n").encode("utf-8"))
+        block = (prefix + body + "\n").encode("utf-8")
+        if max_file_bytes is not None and len(existing) + len(block) > max_file_bytes:
+            # Past the indexing limit the whole file would stop being searchable: refuse
+            # rather than report a note as saved that no search would ever find.
+            raise ContentError(f"{resolved.rel_path} would grow past {max_file_bytes:,} bytes, "
+                               "the largest file that is indexed; nothing was written")
+        write_all(fd, block)
         os.fsync(fd)
     start = len(lines) + int(separator) + 1
     return WriteResult(resolved.rel_path, start, start + len(note_lines) - 1, True, "appended")

@@ -8,11 +8,20 @@ the field. Everything that shapes the index content is part of the fingerprint (
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 from .errors import ConfigError
+from .redact import redact_headers, redact_url
 
 __all__ = [
     "ChunkingSettings",
@@ -79,6 +88,23 @@ class EmbeddingSettings(_Frozen):
         "measured best for hybrid search on LoCoMo-dev, at half the cost).")
     cache: bool = Field(True, description="Cache embeddings by content hash in the index.")
     cache_max_entries: int | None = Field(None, ge=1, description="Prune oldest cache rows past this.")
+
+    def __repr_args__(self) -> Any:
+        # Credentials in headers or in the URL never show in a repr (logs, tracebacks).
+        for name, value in super().__repr_args__():
+            if name == "headers" and isinstance(value, dict):
+                value = redact_headers(value)
+            elif name == "base_url" and isinstance(value, str):
+                value = redact_url(value)
+            yield name, value
+
+    @field_serializer("headers")
+    def _dump_headers(self, headers: dict[str, str]) -> dict[str, str]:
+        return redact_headers(headers)
+
+    @field_serializer("base_url")
+    def _dump_base_url(self, base_url: str | None) -> str | None:
+        return None if base_url is None else redact_url(base_url)
 
 
 class SearchSettings(_Frozen):

@@ -142,7 +142,8 @@ class MemoryIndex:
              **overrides: Any) -> MemoryIndex:
         """Build settings from ``settings`` plus keyword overrides and open the index."""
         base = settings or MemorySettings()
-        data = base.model_dump()
+        # The fields as they are (dumping would redact credentials in headers and URLs).
+        data = dict(base)
         data.update(overrides)
         if workspace is not None:
             data["workspace"] = Path(workspace)

@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from openclaw_memory.errors import EmbeddingError
 from openclaw_memory.querylimits import encodable
+from openclaw_memory.redact import SECRET_HEADERS as _SECRET_HEADERS
 
 __all__ = [
     "SECRET_HEADERS",
@@ -34,7 +35,7 @@ FloatArray = npt.NDArray[np.float32]
 # Headers that authenticate rather than change the vectors. They must stay out of
 # provider_key: the key is stored in the index next to the vectors, and rotating a key must
 # not invalidate the embedding cache.
-SECRET_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "proxy-authorization", "cookie"})
+SECRET_HEADERS = _SECRET_HEADERS
 
 # Below this norm a row is treated as "no signal" and left at zero instead of being blown up
 # into noise (OpenClaw uses the same threshold).

@@ -33,6 +33,7 @@ from openclaw_memory.embeddings.base import (
 )
 from openclaw_memory.embeddings.retry import parse_retry_after, retry_call
 from openclaw_memory.errors import EmbeddingError, ProviderUnavailableError
+from openclaw_memory.redact import redact_text, url_secrets
 
 if TYPE_CHECKING:
     from openai import OpenAI
@@ -131,6 +132,7 @@ class OpenAIProvider(EmbeddingProvider):
         self.model = settings.model or DEFAULT_MODEL
         self.max_input_tokens = MAX_INPUT_TOKENS
         self._client = _make_client(settings, key)
+        self._key = key
         base_url = str(self._client.base_url).rstrip("/")
         known = _KNOWN_DIMS.get(self.model) if settings.base_url is None else None
         super().__init__(dims=settings.dimensions or known)
@@ -220,8 +222,17 @@ class OpenAIProvider(EmbeddingProvider):
                                              "in all (the server sends too slowly)", retryable=True)
                 content = b"".join(pieces)
         except openai.OpenAIError as exc:
-            raise translate_error(exc, limit) from exc
+            raise self._redacted(translate_error(exc, limit)) from None
         return parse_embeddings(content, len(batch), self.dims, self.settings.dimensions)
+
+    def _redacted(self, error: EmbeddingError) -> EmbeddingError:
+        """The error with the key, secret headers and URL credentials cut out of its text (a
+        server may echo them back); the chained exception is dropped for the same reason."""
+        s = self.settings
+        secrets = [self._key, *url_secrets(s.base_url),
+                   *(v for k, v in s.headers.items() if k.lower() in SECRET_HEADERS)]
+        return EmbeddingError(redact_text(str(error), secrets), status=error.status,
+                              retry_after=error.retry_after, retryable=error.retryable)
 
 
 # -- client -------------------------------------------------------------------------------

@@ -234,7 +234,9 @@ def run_search(store: Store, provider: EmbeddingProvider | None, request: Search
         fused = [c for c in fused if request.path_filter(rows[c.key].path)]
     if settings.temporal_decay:
         fused = _apply_decay(fused, rows, request, settings.half_life_days)
-    fused.sort(key=lambda c: (-c.score, c.key))
+    # Ties are broken by place (path, line), not by rowid: an index updated incrementally
+    # numbers its rows differently from a fresh build, and must rank the same.
+    fused.sort(key=lambda c: (-c.score, rows[c.key].path, rows[c.key].start_line))
     if settings.mmr:
         fused = mmr_order(fused, lambda k: rows[k].text, settings.mmr_lambda)
     min_score = settings.default_min_score(mode) if request.min_score is None else request.min_score

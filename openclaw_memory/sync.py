@@ -90,6 +90,22 @@ class SyncPlan:
     vectors_rejected: int = 0
 
 
+def looks_binary(data: bytes, sample: int = 8_192) -> bool:
+    """An image or archive named ``.md``: NUL bytes or undecodable bytes are common in its start.
+
+    A text file with a stray NUL or a few bad bytes is indexed (with replacements and a
+    warning); a binary file would only fill the index with garbage.
+    """
+    head = data[:sample]
+    if not head:
+        return False
+    if head.count(b"\x00") > max(2, len(head) // 100):
+        return True
+    bad = len(head.decode("utf-8", errors="replace").encode("utf-8")) - len(
+        head.decode("utf-8", errors="ignore").encode("utf-8"))
+    return bad // 3 > len(head) // 10  # U+FFFD is 3 bytes: more than 10 % undecodable
+
+
 def _decode(data: bytes, path: str, plan: SyncPlan) -> str:
     try:
         text = data.decode("utf-8")
@@ -215,6 +231,9 @@ class Syncer:
         if data is None:
             return True
         file = replace(file, size=len(data), mtime_ns=before.st_mtime_ns)
+        if looks_binary(data):
+            plan.skipped.append(SkippedFile(file.path, "binary content, not text"))
+            return True
         file_hash, chunks = self._chunks(file, data, plan)
         if known is not None and known.hash == file_hash:
             store.touch_file(file, read_at=read_at)

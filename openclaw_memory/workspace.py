@@ -336,6 +336,8 @@ def _lstat_chain(anchor: Path, below: tuple[str, ...]) -> bool:
         except (FileNotFoundError, NotADirectoryError):
             return False  # everything below a missing component is missing too
         except OSError as exc:
+            if exc.errno == errno.ENAMETOOLONG:
+                raise _refuse() from None  # no such memory file can exist: a bad path, not an outage
             raise WorkspaceError(f"cannot inspect a workspace path: {exc.strerror}") from None
         if stat.S_ISLNK(info.st_mode):
             raise _refuse()

@@ -47,6 +47,7 @@ from .sync import (
     Progress,
     Syncer,
     ensure_not_inside_memory,
+    file_warnings,
     index_fingerprint,
 )
 from .triggers import SyncOutcome
@@ -91,6 +92,14 @@ def _claim(path: Path, index: MemoryIndex) -> None:
                     "one its own index_path (or leave index_path unset: each embedding then "
                     "gets its own file)")
         _LIVE[(path, key)] = index
+
+
+def _with_file_warnings(last: list[str], kept: dict[str, list[str]]) -> list[str]:
+    """The last sync's warnings plus those about files still indexed with a problem."""
+    out = list(last)
+    out += [f"{path}: {w}" for path, ws in sorted(kept.items()) for w in ws
+            if f"{path}: {w}" not in out]
+    return out
 
 
 def _quota_exhausted(error: EmbeddingError) -> bool:
@@ -481,7 +490,7 @@ class MemoryIndex:
             "provider_unavailable_reason": choice.unavailable_reason,
             "fallback": choice.fallback,
             "skipped": last.get("skipped", []),
-            "warnings": last.get("warnings", []),
+            "warnings": _with_file_warnings(last.get("warnings", []), file_warnings(self.store)),
             "notes": list(self.notes),
             **self._activity_status(syncer, pending),
         }

@@ -40,6 +40,7 @@ __all__ = ["Progress", "SyncPlan", "Syncer", "index_fingerprint"]
 
 Progress = Callable[[int, int, str], None]
 FINGERPRINT_KEY = "fingerprint"
+FILE_WARNINGS_KEY = "file_warnings"
 LAST_SYNC_KEY = "last_sync"
 #: Seconds of timestamp coarseness tolerated by the stat short-circuit (FAT has 2 s mtimes).
 RACY_WINDOW_S = 2.0
@@ -88,6 +89,14 @@ class SyncPlan:
     vectors_missing: int = 0
     vectors_backfilled: int = 0
     vectors_rejected: int = 0
+    reindexed: set[str] = field(default_factory=set)
+    file_warnings: dict[str, list[str]] = field(default_factory=dict)
+
+    def warn_file(self, path: str, warning: str) -> None:
+        """A warning about one file's content: reported now, and kept (FILE_WARNINGS_KEY) for
+        as long as the file is indexed with it, so `status` does not forget it next sync."""
+        self.warnings.append(f"{path}: {warning}")
+        self.file_warnings.setdefault(path, []).append(warning)
 
 
 def looks_binary(data: bytes, sample: int = 8_192) -> bool:
@@ -111,14 +120,14 @@ def _decode(data: bytes, path: str, plan: SyncPlan) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("utf-8", errors="replace")
-        plan.warnings.append(f"{path}: invalid UTF-8, indexed with replacement characters")
+        plan.warn_file(path, "invalid UTF-8, indexed with replacement characters")
     if text.startswith("\ufeff"):
         text = text[1:]
     text = editor_lines_text(text)
     if "\x00" in text:
         # SQLite text and FTS5 stop at NUL; keep line numbers by replacing, not removing.
         text = text.replace("\x00", "\ufffd")
-        plan.warnings.append(f"{path}: NUL bytes replaced for indexing")
+        plan.warn_file(path, "NUL bytes replaced for indexing")
     return text
 
 
@@ -247,6 +256,7 @@ class Syncer:
         except StaleReadError:
             return False
         plan.indexed += 1
+        plan.reindexed.add(file.path)
         plan.chunks_removed += removed
         plan.chunks_added += added
         return True
@@ -342,6 +352,7 @@ class Syncer:
             if progress is not None:
                 progress(i, len(files), file.path)
         present = {f.path for f in files}
+        _keep_file_warnings(store, plan, present)
         # A skipped file keeps its old rows: a transient read error must not erase memory.
         skipped = {s.path for s in plan.skipped}
         gone = [p for p in known if p not in present and p not in skipped]
@@ -494,9 +505,27 @@ def _diff(old: str, new: str) -> str:
     return ", ".join(changed) or "fingerprint"
 
 
+def _keep_file_warnings(store: Store, plan: SyncPlan, present: set[str]) -> None:
+    before = file_warnings(store)
+    kept = {p: w for p, w in before.items() if p in present and p not in plan.reindexed}
+    kept.update({p: w for p, w in plan.file_warnings.items() if p in plan.reindexed})
+    if kept != before:  # a write bumps the index generation: only when something changed
+        store.set_meta({FILE_WARNINGS_KEY: json.dumps(kept, sort_keys=True)})
+
+
+def file_warnings(store: Store) -> dict[str, list[str]]:
+    """Warnings about the content of files as they are indexed now (``status``)."""
+    try:
+        value = json.loads(store.meta(FILE_WARNINGS_KEY) or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def _report(plan: SyncPlan, duration: float, reason: str | None) -> SyncReport:
     # Every counter of the plan is a field of the report under the same name.
-    counts = {f.name: getattr(plan, f.name) for f in fields(plan)}
+    counts = {f.name: getattr(plan, f.name) for f in fields(plan)
+              if f.name not in ("reindexed", "file_warnings")}
     counts.update(skipped=tuple(plan.skipped), warnings=tuple(plan.warnings))
     return SyncReport(**counts, full_rebuild=reason is not None, rebuild_reason=reason,
                       duration_s=duration)

@@ -63,3 +63,21 @@ def test_a_binary_file_named_md_is_skipped_with_a_reason(tmp_path: Path) -> None
         assert {s.path: s.reason for s in report.skipped} == {"memory/photo.md": "binary content, not text"}
         assert memory.search("stray").results  # text with a stray NUL is still indexed
         assert memory.store.query("select count(*) from chunks where path = 'memory/photo.md'")[0][0] == 0
+
+
+def test_status_keeps_content_warnings_while_the_file_is_indexed_with_them(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    bad = ws / "memory" / "latin1.md"
+    bad.write_bytes("- Caf\xe9 notes in Latin-1.\n".encode("latin-1"))
+    (ws / "memory" / "nul.md").write_bytes(b"- one \x00 byte\n")
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite", **NONE) as memory:
+        memory.sync()
+        (ws / "memory" / "other.md").write_text("- unrelated\n")
+        memory.sync()  # the next sync reads neither file again
+        warnings = memory.status()["warnings"]
+        assert any("latin1.md: invalid UTF-8" in w for w in warnings)
+        assert any("nul.md: NUL bytes" in w for w in warnings)
+        bad.write_text("- Café notes, fixed.\n", encoding="utf-8")
+        memory.sync()
+        assert not any("latin1.md" in w for w in memory.status()["warnings"])

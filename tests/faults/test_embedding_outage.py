@@ -55,3 +55,22 @@ def test_a_first_sync_during_an_outage_still_indexes_every_file(
         report = memory.sync()
         assert report.indexed == 4 and report.vectors_missing > 0
         assert memory.search("BILL-482").results  # keyword search works on a never-embedded index
+
+
+def test_cli_search_on_a_never_completed_index_answers_keyword_only_during_an_outage(
+        workspace: Path, tmp_path: Path, server: FakeOpenAIServer,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from openclaw_memory.cli import main
+
+    # A failure the client does not retry (the CLI takes the default six retries with backoff).
+    server.route("/v1/embeddings", server_error(400))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    code = main(["--workspace", str(workspace), "--index", str(tmp_path / "c.sqlite"),
+                 "--provider", "openai", "search", "BILL-482", "--json"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    data = json.loads(out.out)
+    assert data["results"] and data["results"][0]["path"] == "memory/2026-01-10.md"

@@ -8,6 +8,7 @@ interleave or lose a note; the daily log is only ever appended to.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import errno
 import fcntl
@@ -18,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from openclaw_memory.atomic import swap_in, write_all
@@ -100,10 +101,15 @@ def read_note(
     """Read a memory file, or a slice of it; a missing file reads as empty text.
 
     ``from_line`` is clamped to at least 1 and ``lines`` to at least 1; with neither, the whole
-    file (unchanged, trailing newline included). A range past the end gives empty text.
+    file (unchanged, trailing newline included). A range past the end gives empty text. A
+    range is read as a stream and reading stops after it: ``get`` of one line of a 100 MB file
+    does not read 100 MB. ``total_lines`` is then exact for files up to
+    :data:`COUNT_ALL_BYTES`, and -1 for larger ones (not read to their end).
     """
     resolved = ws.resolve(path)
     start = max(1, from_line or 1)
+    if from_line or lines:
+        return _read_range(ws, resolved, start, max(1, lines) if lines else None)
     with _io_errors("read", resolved.rel_path):
         data = ws.read_bytes(resolved)
     if data is None:
@@ -112,13 +118,50 @@ def read_note(
     # the whole file unreadable to the agent.
     text = editor_lines_text(data.decode("utf-8", errors="replace"))
     all_lines = _split_lines(text)
-    if not from_line and not lines:
-        return NoteText(resolved.rel_path, text, 1, len(all_lines), len(all_lines))
-    count = max(1, lines) if lines else len(all_lines)
-    selected = all_lines[start - 1 : start - 1 + count]
-    return NoteText(
-        resolved.rel_path, "\n".join(selected), start, start + len(selected) - 1, len(all_lines)
-    )
+    return NoteText(resolved.rel_path, text, 1, len(all_lines), len(all_lines))
+
+
+COUNT_ALL_BYTES = 4 * 1024 * 1024
+_BLOCK = 64 * 1024
+
+
+def _read_range(ws: Workspace, resolved: ResolvedPath, start: int, count: int | None) -> NoteText:
+    selected: list[str] = []
+    with _io_errors("read", resolved.rel_path):
+        try:
+            fd = ws.open_file(resolved, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return NoteText(resolved.rel_path, "", start, start - 1, 0, missing=True)
+        with os.fdopen(fd, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            seen = 0
+            for line in _editor_lines(handle):
+                seen += 1
+                if seen >= start and (count is None or seen < start + count):
+                    selected.append(line)
+                elif count is not None and seen >= start + count and size > COUNT_ALL_BYTES:
+                    seen = -1  # a large file is not read past the range
+                    break
+    return NoteText(resolved.rel_path, "\n".join(selected), start, start + len(selected) - 1, seen)
+
+
+def _editor_lines(handle: Any) -> Iterator[str]:
+    """The file's lines as an editor shows them (LF, CRLF or CR), decoded block by block."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    pending = ""
+    while True:
+        block = handle.read(_BLOCK)
+        text = decoder.decode(block, final=not block)
+        pending += text
+        if block and pending.endswith("\r"):
+            continue  # a CRLF may be split across blocks: wait for the next one
+        parts = editor_lines_text(pending).split("\n")
+        pending = parts.pop()
+        yield from parts
+        if not block:
+            if pending:
+                yield pending
+            return
 
 
 _CITATION = re.compile(r"^(?P<path>.+?)#L(?P<start>\d+)(?:-L?(?P<end>\d+))?$")

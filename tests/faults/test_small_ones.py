@@ -81,3 +81,29 @@ def test_status_keeps_content_warnings_while_the_file_is_indexed_with_them(tmp_p
         bad.write_text("- Café notes, fixed.\n", encoding="utf-8")
         memory.sync()
         assert not any("latin1.md" in w for w in memory.status()["warnings"])
+
+
+def _bytes_read() -> int:
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    raise AssertionError("no rchar in /proc/self/io")
+
+
+@pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="needs Linux /proc/self/io")
+def test_get_of_one_line_does_not_read_a_huge_file(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    big = ws / "memory" / "big.md"
+    with big.open("w") as handle:
+        for i in range(1, 400_001):
+            handle.write(f"- line {i} of a very large log that someone pasted into memory\n")
+    assert big.stat().st_size > 20_000_000
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite", **NONE,
+                          sync={"on_search": False}) as memory:
+        before = _bytes_read()
+        note = memory.get("memory/big.md#L2")
+        read = _bytes_read() - before
+    assert note.text == "- line 2 of a very large log that someone pasted into memory"
+    assert note.total_lines == -1  # not read to its end
+    assert read < 1_000_000, read

@@ -17,7 +17,7 @@ from .textsearch import keyword_terms
 __all__ = ["MAX_QUERY_CHARS", "MAX_QUERY_TERMS", "BoundedQuery", "bound_query", "encodable"]
 
 MAX_QUERY_CHARS = 2_000
-MAX_QUERY_TERMS = 64
+MAX_QUERY_TERMS = 128
 _UNENCODABLE = re.compile("[\ud800-\udfff]")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
@@ -25,6 +25,9 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 @dataclass(frozen=True, slots=True)
 class BoundedQuery:
     text: str
+    """What the embedder reads (encodable, at most MAX_QUERY_CHARS)."""
+    keyword_text: str
+    """What the keyword side searches: ``text`` cut to at most MAX_QUERY_TERMS terms."""
     notes: tuple[str, ...] = ()
 
 
@@ -41,10 +44,13 @@ def bound_query(text: str) -> BoundedQuery:
     if len(clean) > MAX_QUERY_CHARS:
         clean = clean[:MAX_QUERY_CHARS]
         notes.append(f"query cut to its first {MAX_QUERY_CHARS} characters")
+    keywords = clean
     if len(keyword_terms(clean)) > MAX_QUERY_TERMS:
-        clean = _cut_to_terms(clean, MAX_QUERY_TERMS)
-        notes.append(f"query cut to its first {MAX_QUERY_TERMS} search terms")
-    return BoundedQuery(clean, tuple(notes))
+        # Only the keyword side is cut (an OR of thousands of terms is what costs); the
+        # embedder still reads the whole question, a long Chinese dialogue included.
+        keywords = _cut_to_terms(clean, MAX_QUERY_TERMS)
+        notes.append(f"keyword search used the first {MAX_QUERY_TERMS} search terms of the query")
+    return BoundedQuery(clean, keywords, tuple(notes))
 
 
 def _cut_to_terms(text: str, limit: int) -> str:

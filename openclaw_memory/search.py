@@ -41,6 +41,12 @@ class SearchRequest:
     citations: bool
     now: datetime
     path_filter: Callable[[str], bool] | None = None
+    keyword_query: str | None = None
+    """The query as the keyword side searches it (its terms bounded); None: ``query``."""
+
+    @property
+    def keywords(self) -> str:
+        return self.query if self.keyword_query is None else self.keyword_query
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +139,7 @@ def _gather(store: Store, provider: EmbeddingProvider | None, request: SearchReq
     limit = min(200, max(1, request.max_results * settings.candidate_multiplier))
     found = _Candidates()
     if provider is None or settings.hybrid:
-        found.text_hits = _keyword_candidates(store, request.query, limit, request.sources, notes,
+        found.text_hits = _keyword_candidates(store, request.keywords, limit, request.sources, notes,
                                               settings.query_timeout_seconds)
     if provider is not None:
         try:
@@ -142,7 +148,7 @@ def _gather(store: Store, provider: EmbeddingProvider | None, request: SearchReq
             found.error = exc
             notes.append(f"vector search unavailable: {exc}")
             if not settings.hybrid:
-                found.text_hits = _keyword_candidates(store, request.query, limit,
+                found.text_hits = _keyword_candidates(store, request.keywords, limit,
                                                       request.sources, notes)
     if found.query_vector is not None:
         try:
@@ -153,7 +159,7 @@ def _gather(store: Store, provider: EmbeddingProvider | None, request: SearchReq
             notes.append(f"{exc}; answering keyword-only")
             found.query_vector = None
             if not found.text_hits:
-                found.text_hits = _keyword_candidates(store, request.query, limit,
+                found.text_hits = _keyword_candidates(store, request.keywords, limit,
                                                       request.sources, notes)
     return found
 
@@ -215,15 +221,15 @@ def run_search(store: Store, provider: EmbeddingProvider | None, request: Search
     """Answer one query. Never raises for bad query text; store errors surface as notes."""
     bounded = bound_query(request.query)
     notes: list[str] = list(bounded.notes)
-    request = replace(request, query=bounded.text)
+    request = replace(request, query=bounded.text, keyword_query=bounded.keyword_text)
     if not request.query.strip():
         return SearchOutcome((), _mode(provider, settings, None), (*notes, "empty query"))
     found = _gather(store, provider, request, settings, notes)
     mode = _mode(provider, settings, found.error)
     absolute = settings.fusion == "absolute" and bool(found.vector_hits)
     extra_vector, extra_text = ({}, {}) if settings.fusion not in ("calibrated", "absolute") else (
-        _lookups(store, found, request.query))
-    coverage = _coverage(store, request.query, found, settings) if absolute else {}
+        _lookups(store, found, request.keywords))
+    coverage = _coverage(store, request.keywords, found, settings) if absolute else {}
     vw, tw = settings.weights
     fused = fuse(found.vector_hits, found.text_hits, mode=settings.fusion, vector_weight=vw,
                  text_weight=tw, rrf_k=settings.rrf_k, extra_vector=extra_vector,
@@ -246,7 +252,7 @@ def run_search(store: Store, provider: EmbeddingProvider | None, request: Search
     # term stays (OpenClaw complaint: 0.35 dropped exact hits), and so does the best keyword
     # hit, except where absolute scores decide relevance (an off-topic question's best
     # keyword hit shares a common word, nothing more).
-    rescued = _exact_keyword_keys(store, request.query, [c.key for c in below], request.sources)
+    rescued = _exact_keyword_keys(store, request.keywords, [c.key for c in below], request.sources)
     if absolute:
         closed = _gate(fused, settings) if request.min_score is None else None
         if closed is not None:

@@ -17,7 +17,7 @@ from .textsearch import keyword_terms
 __all__ = ["MAX_QUERY_CHARS", "MAX_QUERY_TERMS", "BoundedQuery", "bound_query", "encodable"]
 
 MAX_QUERY_CHARS = 2_000
-MAX_QUERY_TERMS = 128
+MAX_QUERY_TERMS = 400
 _UNENCODABLE = re.compile("[\ud800-\udfff]")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 

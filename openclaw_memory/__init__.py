@@ -32,7 +32,12 @@ from .triggers import SyncOutcome
 from .types import Chunk, HitExplanation, MemoryFile, SearchHit, SearchResponse, SkippedFile, SyncReport
 from .watch import MemoryWatcher
 
-__version__ = "0.1.0"
+try:  # pyproject.toml is the one place the version is written
+    from importlib.metadata import version as _version
+
+    __version__ = _version("openclaw-memory")
+except Exception:  # running from a source tree that was never installed
+    __version__ = "0.0.0+unknown"
 
 __all__ = [
     "ChatType",

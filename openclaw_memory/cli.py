@@ -12,8 +12,8 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Sequence
-from importlib import resources
+from collections.abc import Callable, Sequence
+from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from .config import MemorySettings
 from .errors import OpenClawMemoryError
 from .index import MemoryIndex
 from .paths import state_dir
+from .snippets import citation
 
 __all__ = ["main"]
 
@@ -47,47 +48,108 @@ def _agent_id(value: str) -> str:
     return value
 
 
+def _bounded_int(low: int, high: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is out of range: use {low} to {high}")
+        return value
+
+    return parse
+
+
+def _score(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{value:g} is out of range: scores are 0 to 1")
+    return value
+
+
+def _global_options(p: argparse.ArgumentParser, *, suppress: bool) -> None:
+    """The options every command takes; on a subcommand they are accepted after its name too
+    (``search "x" --workspace ws``), and given there they win."""
+    d: Any = argparse.SUPPRESS if suppress else None
+    flag: Any = argparse.SUPPRESS if suppress else False
+    p.add_argument("--workspace", type=Path, default=d,
+                   help="memory workspace (default: $OPENCLAW_MEMORY_WORKSPACE, else the cwd)")
+    p.add_argument("--sample", action="store_true", default=flag,
+                   help="use the bundled sample workspace (copied to the state directory)")
+    p.add_argument("--index", type=Path, default=d,
+                   help="index file (default: a per-workspace file in the state directory)")
+    p.add_argument("--provider", choices=["auto", "local", "openai", "none"], default=d,
+                   help="embedding provider (default: auto = the offline local model)")
+    p.add_argument("--sessions", action="store_true", default=flag,
+                   help="also index session transcripts (<workspace>/sessions/*.jsonl)")
+    p.add_argument("--agent", default=d, metavar="ID", type=_agent_id,
+                   help="with --sessions: this agent's transcripts (sessions/<ID>/) and index")
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="openclaw-memory", description=__doc__.splitlines()[0])
-    p.add_argument("--workspace", type=Path, default=None,
-                   help="memory workspace (default: $OPENCLAW_MEMORY_WORKSPACE, else the cwd)")
-    p.add_argument("--sample", action="store_true",
-                   help="use the bundled sample workspace (copied to the state directory)")
-    p.add_argument("--index", type=Path, default=None,
-                   help="index file (default: a per-workspace file in the state directory)")
-    p.add_argument("--provider", choices=["auto", "local", "openai", "none"], default=None,
-                   help="embedding provider (default: auto = the offline local model)")
-    p.add_argument("--sessions", action="store_true",
-                   help="also index session transcripts (<workspace>/sessions/*.jsonl)")
-    p.add_argument("--agent", default=None, metavar="ID", type=_agent_id,
-                   help="with --sessions: this agent's transcripts (sessions/<ID>/) and index")
-    sub = p.add_subparsers(dest="command", required=True)
+    p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
+    _global_options(p, suppress=False)
+    common = argparse.ArgumentParser(add_help=False)
+    _global_options(common, suppress=True)
+    sub = _SubParsers(p.add_subparsers(dest="command", required=True), common)
     idx = sub.add_parser("index", help="sync the index with the files")
     idx.add_argument("--full", action="store_true", help="rebuild from scratch")
     idx.add_argument("--force-sessions", action="store_true",
                      help="re-index grown transcripts now, below the delta thresholds too")
-    idx.add_argument("--json", action="store_true")
+    idx.add_argument("--json", action="store_true", help="print the sync report as JSON")
     s = sub.add_parser("search", help="hybrid search with citations")
-    s.add_argument("query")
-    s.add_argument("-k", "--max-results", type=int, default=None)
-    s.add_argument("--min-score", type=float, default=None)
-    s.add_argument("--json", action="store_true")
+    s.add_argument("query", help="what to look for (any language)")
+    s.add_argument("-k", "--max-results", type=_bounded_int(1, 200), default=None,
+                   help="hits to return, 1 to 200 (default 6)")
+    s.add_argument("--min-score", type=_score, default=None,
+                   help="relevance threshold, 0 to 1 (default: the index's own)")
+    s.add_argument("--json", action="store_true", help="print the response as JSON")
     s.add_argument("--explain", action="store_true", help="show per-hit score factors")
     s.add_argument("--no-sync", action="store_true",
                    help="search the index as it is, without syncing first (see `watch`)")
     g = sub.add_parser("get", help="read lines of a memory file")
-    g.add_argument("path")
-    g.add_argument("--from", dest="from_line", type=int, default=None)
-    g.add_argument("--lines", type=int, default=None)
-    g.add_argument("--json", action="store_true")
+    g.add_argument("path", help="a path or a citation as search prints it (memory/x.md#L3-L5)")
+    g.add_argument("--from", dest="from_line", type=_bounded_int(1, 10**9), default=None,
+                   help="first line to read (1-based)")
+    g.add_argument("--lines", type=_bounded_int(1, 10**9), default=None,
+                   help="how many lines to read")
+    g.add_argument("--json", action="store_true", help="print the lines as JSON")
     w = sub.add_parser("write", help="append a note to today's daily file or MEMORY.md")
-    w.add_argument("text")
-    w.add_argument("--target", choices=["daily", "memory"], default="daily")
+    w.add_argument("text", help="the note; '-' reads it from standard input")
+    w.add_argument("--target", choices=["daily", "memory"], default="daily",
+                   help="daily: today's log (default); memory: MEMORY.md")
+    w.add_argument("--json", action="store_true", help="print where the note landed as JSON")
     st = sub.add_parser("status", help="what is indexed and how search runs")
-    st.add_argument("--json", action="store_true")
+    st.add_argument("--json", action="store_true", help="print the status as JSON")
     add_eval_parser(sub)
     add_watch_parser(sub)
     return p
+
+
+class _SubParsers:
+    """``add_parser`` with the global options added to every subcommand."""
+
+    def __init__(self, inner: Any, common: argparse.ArgumentParser) -> None:
+        self.inner = inner
+        self.common = common
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = self.inner.add_parser(
+            name, parents=[self.common], **kwargs)
+        return parser
+
+
+def package_version() -> str:
+    """The installed distribution's version (pyproject.toml is its only source)."""
+    try:
+        return metadata.version("openclaw-memory")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def _workspace(args: argparse.Namespace) -> Path:
@@ -174,6 +236,12 @@ def _cmd_search(memory: MemoryIndex, args: argparse.Namespace) -> None:
 
 def _cmd_get(memory: MemoryIndex, args: argparse.Namespace) -> None:
     note = memory.get(args.path, args.from_line, args.lines)
+    # JSON says "missing" itself; plain text would print an empty line as if it had read one.
+    if note.missing and not args.json:
+        raise OpenClawMemoryError(f"{note.path} does not exist")
+    if note.end_line < note.start_line and note.total_lines > 0 and not args.json:
+        raise OpenClawMemoryError(f"{note.path} has {note.total_lines} line(s); line "
+                                  f"{note.start_line} is past its end")
     if args.json:
         _print_json({"path": note.path, "text": note.text, "start_line": note.start_line,
                      "end_line": note.end_line, "missing": note.missing})
@@ -182,8 +250,14 @@ def _cmd_get(memory: MemoryIndex, args: argparse.Namespace) -> None:
 
 
 def _cmd_write(memory: MemoryIndex, args: argparse.Namespace) -> None:
-    result = memory.write(args.text, target=args.target)
-    where = f"{result.path}#L{result.start_line}-L{result.end_line}"
+    text = sys.stdin.read() if args.text == "-" else args.text
+    result = memory.write(text, target=args.target)
+    where = citation(result.path, result.start_line, result.end_line)
+    if args.json:
+        _print_json({"path": result.path, "start_line": result.start_line,
+                     "end_line": result.end_line, "citation": where, "written": result.written,
+                     "reason": result.reason})
+        return
     print(f"appended to {where}" if result.appended else f"not written: {result.reason}")
 
 

@@ -138,3 +138,32 @@ def test_an_explicitly_requested_provider_that_is_unavailable_is_loud_and_status
     assert [p.read_bytes() for p in local_files] == before
     local = json.loads(run(*base, "status", "--json", env=full).stdout)
     assert local["mode"] == "hybrid" and local["vectors"] > 0
+
+
+def test_options_are_accepted_after_the_command_and_values_are_validated(
+        cli, workspace: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    out = run("search", "PostgreSQL", "--workspace", str(workspace), "--index",
+              str(tmp_path / "late.sqlite"), "--provider", "none", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["results"][0]["path"] == "MEMORY.md"
+    for bad in (["-k", "0"], ["-k", "-5"], ["-k", "many"], ["--min-score", "2"]):
+        res = cli("search", "PostgreSQL", *bad)
+        assert res.returncode == 2 and "error: argument" in res.stderr, bad
+    missing = cli("get", "memory/none.md")
+    assert missing.returncode == 3 and "does not exist" in missing.stderr
+    past = cli("get", "MEMORY.md", "--from", "500")
+    assert past.returncode == 3 and "past its end" in past.stderr
+
+
+def test_version_and_write_from_standard_input(cli, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+    from openclaw_memory import __version__
+
+    version = run("--version")
+    assert version.returncode == 0 and version.stdout.strip() == f"openclaw-memory {__version__}"
+    wrote = subprocess.run([sys.executable, "-m", "openclaw_memory", "--workspace", str(workspace),
+                            "--provider", "none", "write", "-", "--json"], input="- A note from a pipe.\n",
+                           capture_output=True, text=True, timeout=120)
+    assert wrote.returncode == 0, wrote.stderr
+    data = json.loads(wrote.stdout)
+    assert data["written"] and data["citation"].endswith("#L1")
+    assert "- A note from a pipe." in (workspace / data["path"]).read_text()

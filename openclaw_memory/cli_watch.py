@@ -10,6 +10,7 @@ half-indexed) and the index is closed.
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import sys
 import threading
@@ -32,6 +33,8 @@ def add_watch_parser(sub: Any) -> None:
                    help="quiet time before a sync (default: sync.watch_debounce_ms, 1500)")
     w.add_argument("--poll", action="store_true",
                    help="poll instead of inotify (network file systems, exhausted watches)")
+    w.add_argument("--json", action="store_true",
+                   help="one JSON object per event (JSON lines) instead of text")
 
 
 def describe_sync(report: SyncReport) -> str:
@@ -48,12 +51,24 @@ def _stamp() -> str:
     return time.strftime("%H:%M:%S")
 
 
-def _printer(outcome: SyncOutcome) -> None:
-    why = ", ".join(outcome.reasons)
-    if outcome.report is not None:
-        print(f"{_stamp()} sync ({why}): {describe_sync(outcome.report)}", flush=True)
-    elif not outcome.cancelled:
-        print(f"{_stamp()} sync ({why}) failed: {outcome.error}", flush=True)
+def _printer(as_json: bool) -> Callable[[SyncOutcome], None]:
+    def show(outcome: SyncOutcome) -> None:
+        why = ", ".join(outcome.reasons)
+        if as_json:
+            if outcome.report is not None or not outcome.cancelled:
+                _event("sync", reasons=list(outcome.reasons),
+                       report=outcome.report.as_dict() if outcome.report else None,
+                       error=None if outcome.report is not None else str(outcome.error))
+        elif outcome.report is not None:
+            print(f"{_stamp()} sync ({why}): {describe_sync(outcome.report)}", flush=True)
+        elif not outcome.cancelled:
+            print(f"{_stamp()} sync ({why}) failed: {outcome.error}", flush=True)
+
+    return show
+
+
+def _event(kind: str, **fields: Any) -> None:
+    print(json.dumps({"event": kind, "at": time.time(), **fields}, ensure_ascii=False), flush=True)
 
 
 def _on_sigterm(stop: threading.Event) -> Callable[[int, FrameType | None], None]:
@@ -64,16 +79,24 @@ def _on_sigterm(stop: threading.Event) -> Callable[[int, FrameType | None], None
 
 def cmd_watch(memory: MemoryIndex, args: argparse.Namespace,
               progress: Callable[[int, int, str], None] | None = None) -> None:
-    report = memory.sync(progress=progress)
-    print(f"{_stamp()} initial sync: {describe_sync(report)}", flush=True)
+    as_json = bool(getattr(args, "json", False))
+    report = memory.sync(progress=None if as_json else progress)
+    if as_json:
+        _event("initial_sync", report=report.as_dict())
+    else:
+        print(f"{_stamp()} initial sync: {describe_sync(report)}", flush=True)
     stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, _on_sigterm(stop))
     try:
-        watcher = memory.watch(on_sync=_printer, force_polling=args.poll,
+        watcher = memory.watch(on_sync=_printer(as_json), force_polling=args.poll,
                                debounce_ms=args.debounce_ms)
         folders = len(watcher.plan.directories) if watcher.plan else 0
-        print(f"{_stamp()} watching {folders} folder(s) of {memory.workspace.root} "
-              f"(debounce {watcher.debounce_ms} ms); Ctrl-C to stop", flush=True)
+        if as_json:
+            _event("watching", folders=folders, root=str(memory.workspace.root),
+                   debounce_ms=watcher.debounce_ms)
+        else:
+            print(f"{_stamp()} watching {folders} folder(s) of {memory.workspace.root} "
+                  f"(debounce {watcher.debounce_ms} ms); Ctrl-C to stop", flush=True)
         while not stop.wait(0.5):
             if not watcher.running:
                 raise OpenClawMemoryError(f"the watcher stopped: {watcher.error}")

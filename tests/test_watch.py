@@ -280,3 +280,24 @@ def test_cli_watch_exits_0_on_sigterm(workspace: Path, tmp_path: Path) -> None:
             proc.kill()
             proc.wait()
     assert "stopped" in (proc.stderr.read() if proc.stderr else "")
+
+
+def test_cli_watch_json_prints_one_json_object_per_event(workspace: Path, tmp_path: Path) -> None:
+    base = ["--workspace", str(workspace), "--index", str(tmp_path / "j.sqlite"),
+            "--provider", "none"]
+    proc = subprocess.Popen(_cli(*base, "watch", "--debounce-ms", "200", "--json"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        first, second = json.loads(proc.stdout.readline()), json.loads(proc.stdout.readline())
+        assert first["event"] == "initial_sync" and first["report"]["indexed"] >= 1
+        assert second["event"] == "watching" and second["folders"] >= 1
+        (workspace / "memory" / "2026-03-06.md").write_text("- The ibex moved to Chur.\n")
+        event = json.loads(proc.stdout.readline())
+        assert event["event"] == "sync" and event["report"]["indexed"] == 1 and event["error"] is None
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(60) == 130
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -18,7 +18,7 @@ from .activity import flush_status, record_flush, record_flush_failure
 from .config import MemorySettings
 from .embeddings.base import EmbeddingProvider
 from .embeddings.cache import CachedProvider
-from .embeddings.factory import ProviderChoice, create_provider
+from .embeddings.factory import ProviderChoice, create_provider, openai_configured
 from .errors import (
     ConfigError,
     EmbeddingError,
@@ -74,7 +74,7 @@ def embedding_key(settings: MemorySettings, embedder: EmbeddingProvider | None) 
     e = settings.embedding
     provider = e.provider
     if provider == "auto":
-        provider = "openai" if e.base_url or (e.model or "").startswith("text-embedding") else "local"
+        provider = "openai" if openai_configured(e) else "local"  # the factory's own rule
     if provider == "local" and e.model is None and e.local_model_path is None:
         return None
     return json.dumps([provider, e.model, e.base_url, e.dimensions,

@@ -25,7 +25,8 @@ from openclaw_memory.embeddings.openai import OpenAIProvider
 from openclaw_memory.embeddings.use import USE_MODEL_NAME, MultilingualUSEProvider
 from openclaw_memory.errors import ConfigError, ProviderUnavailableError
 
-__all__ = ["ProviderChoice", "activate_fallback", "build_provider", "create_provider"]
+__all__ = ["ProviderChoice", "activate_fallback", "build_provider", "create_provider",
+           "openai_configured"]
 
 _OPENAI_MODEL_PREFIX = "text-embedding-"
 
@@ -135,13 +136,14 @@ def _choose_auto(settings: EmbeddingSettings) -> ProviderChoice:
 
 def _auto_candidates(settings: EmbeddingSettings) -> list[str]:
     """Providers to try in order: a configured OpenAI endpoint, local, then the fallback."""
-    names = ["openai"] if _openai_configured(settings) else []
+    names = ["openai"] if openai_configured(settings) else []
     names.append("local")
     if settings.fallback != "none" and settings.fallback not in names:
         names.append(settings.fallback)
     return names
 
 
-def _openai_configured(settings: EmbeddingSettings) -> bool:
+def openai_configured(settings: EmbeddingSettings) -> bool:
+    """Whether ``auto`` picks OpenAI: a base URL, or an OpenAI embedding model name."""
     model = settings.model or ""
     return settings.base_url is not None or model.startswith(_OPENAI_MODEL_PREFIX)

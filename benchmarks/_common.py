@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from openclaw_memory.chunking import chunk_text
 from openclaw_memory.config import ChunkingSettings
 from openclaw_memory.embeddings.base import EmbeddingProvider, FloatArray, provider_key_for
+from openclaw_memory.indexing.chunking import chunk_text
 from openclaw_memory.store.connection import probe_driver
 
 DIMS = 384

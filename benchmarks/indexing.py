@@ -37,7 +37,7 @@ from _common import (
 
 from openclaw_memory import MemoryIndex, MemorySettings
 from openclaw_memory.embeddings.base import EmbeddingProvider
-from openclaw_memory.workspace import Workspace
+from openclaw_memory.files.workspace import Workspace
 
 
 def _timed_sync(ws: Path, index_path: Path, embedder: EmbeddingProvider | None,

@@ -23,8 +23,8 @@ from typing import Any
 
 from openclaw_memory import MemoryIndex, MemorySettings
 from openclaw_memory.errors import EvalInputError
-from openclaw_memory.eval_suite import SuiteMember, find_suite, run_suite
-from openclaw_memory.evaluation import DEFAULT_KS, result_line
+from openclaw_memory.evaluation.metrics import DEFAULT_KS, result_line
+from openclaw_memory.evaluation.suite import SuiteMember, find_suite, run_suite
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "keyword-only (none)": {"embedding": {"provider": "none"}},

@@ -7,7 +7,7 @@ chunks (path, lines, text) and the vectors the model produced for them are then 
 are, into LangGraph's ``SqliteStore`` (with an index, sqlite-vec) and langchain_core's
 ``InMemoryVectorStore``. Queries are embedded by the same provider for every system. So the
 systems differ only in how they rank: chunks, vectors and k = 6 are the same. Metrics come from
-``openclaw_memory.evaluation.score_hits`` (the LoCoMo scorer's definitions): recall@6 per
+``openclaw_memory.evaluation.metrics.score_hits`` (the LoCoMo scorer's definitions): recall@6 per
 category and lines@6 (lines of context returned per question), averaged over categories 1-4.
 The data (CC BY-NC 4.0) is read in place and never copied; indexes go to a temporary
 directory unless ``--index-dir`` keeps them (embeddings are then reused across runs).
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import DIMS, machine_report, require_peers
 
 from openclaw_memory import MemoryIndex, MemorySettings
-from openclaw_memory.evaluation import load_queries, score_hits
+from openclaw_memory.evaluation.metrics import load_queries, score_hits
 from openclaw_memory.store.connection import connect, probe_driver
 
 K = 6

@@ -37,8 +37,8 @@ sys.path.insert(0, str(ROOT))
 
 from openclaw_memory import MemoryIndex  # noqa: E402
 from openclaw_memory.config import MemorySettings  # noqa: E402
-from openclaw_memory.eval_suite import find_suite  # noqa: E402
-from openclaw_memory.evaluation import load_queries, run_queries, summarize  # noqa: E402
+from openclaw_memory.evaluation.metrics import load_queries, run_queries, summarize  # noqa: E402
+from openclaw_memory.evaluation.suite import find_suite  # noqa: E402
 
 DEFAULT_SHARED = ROOT.parent / "shared" / "bench"
 OFFTOPIC = Path(__file__).resolve().parent / "data" / "offtopic.jsonl"

@@ -9,7 +9,7 @@ vector, so no system pays for an embedding model. k = 6 everywhere.
 
 * ours: ``MemoryIndex.search`` (hybrid: FTS5 BM25 + cosine, calibrated fusion, snippets and
   citations included), vector-only is the same call with ``search.hybrid = False``, keyword-only
-  is the same query pipeline (``openclaw_memory.search.run_search``) without a provider. The
+  is the same query pipeline (``openclaw_memory.search.pipeline.run_search``) without a provider. The
   index is built through the public path (Markdown files + ``MemoryIndex.sync``); the numpy
   path reads the same index file.
 * LangGraph ``SqliteStore`` with an ``index`` (dims + embed function, field ``text``) on a
@@ -46,7 +46,7 @@ from _common import (
 )
 
 from openclaw_memory import MemoryIndex, MemorySettings
-from openclaw_memory.search import SearchRequest, run_search
+from openclaw_memory.search.pipeline import SearchRequest, run_search
 from openclaw_memory.store.connection import connect, probe_driver
 
 K = 6

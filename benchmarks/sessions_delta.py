@@ -25,7 +25,7 @@ from pathlib import Path
 from langchain_core.messages import AIMessage, HumanMessage
 
 from openclaw_memory import MemoryIndex
-from openclaw_memory.session_writer import append_messages
+from openclaw_memory.sessions.writer import append_messages
 
 
 def build(root: Path, transcripts: int, messages: int) -> Path:

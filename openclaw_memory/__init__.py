@@ -4,7 +4,7 @@ Markdown files are the source of truth; a SQLite index (FTS5 + sqlite-vec, or a 
 fallback) answers hybrid searches with line-exact citations. Start with :class:`MemoryIndex`.
 """
 
-from .config import (
+from openclaw_memory.config import (
     ChunkingSettings,
     EmbeddingSettings,
     MemorySettings,
@@ -13,7 +13,7 @@ from .config import (
     StoreSettings,
     SyncSettings,
 )
-from .errors import (
+from openclaw_memory.errors import (
     ConfigError,
     ContentError,
     EmbeddingError,
@@ -26,11 +26,19 @@ from .errors import (
     WatchError,
     WorkspaceError,
 )
-from .index import ChatType, MemoryIndex
-from .notes import NoteText, WriteResult
-from .triggers import SyncOutcome
-from .types import Chunk, HitExplanation, MemoryFile, SearchHit, SearchResponse, SkippedFile, SyncReport
-from .watch import MemoryWatcher
+from openclaw_memory.files.notes import NoteText, WriteResult
+from openclaw_memory.freshness.triggers import SyncOutcome
+from openclaw_memory.freshness.watch import MemoryWatcher
+from openclaw_memory.index import ChatType, MemoryIndex
+from openclaw_memory.types import (
+    Chunk,
+    HitExplanation,
+    MemoryFile,
+    SearchHit,
+    SearchResponse,
+    SkippedFile,
+    SyncReport,
+)
 
 try:  # pyproject.toml is the one place the version is written
     from importlib.metadata import version as _version

@@ -20,8 +20,8 @@ from pydantic import (
     model_validator,
 )
 
-from .errors import ConfigError
-from .redact import redact_headers, redact_url
+from openclaw_memory.errors import ConfigError
+from openclaw_memory.redact import redact_headers, redact_url
 
 __all__ = [
     "ChunkingSettings",

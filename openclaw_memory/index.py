@@ -14,12 +14,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from .activity import flush_status, record_flush, record_flush_failure
-from .config import MemorySettings
-from .embeddings.base import EmbeddingProvider
-from .embeddings.cache import CachedProvider
-from .embeddings.factory import ProviderChoice, create_provider, openai_configured
-from .errors import (
+from openclaw_memory.config import MemorySettings
+from openclaw_memory.embeddings.base import EmbeddingProvider
+from openclaw_memory.embeddings.cache import CachedProvider
+from openclaw_memory.embeddings.factory import ProviderChoice, create_provider, openai_configured
+from openclaw_memory.errors import (
     ConfigError,
     EmbeddingError,
     IndexCorruptError,
@@ -27,8 +26,7 @@ from .errors import (
     ProviderUnavailableError,
     StoreError,
 )
-from .freshness import Freshness
-from .notes import (
+from openclaw_memory.files.notes import (
     NoteText,
     WriteResult,
     append_daily,
@@ -37,11 +35,12 @@ from .notes import (
     split_citation,
     write_memory_md,
 )
-from .paths import default_index_path, state_dir
-from .search import SearchRequest, run_search
-from .store import Store
-from .store.schema import APPLICATION_ID
-from .sync import (
+from openclaw_memory.files.workspace import Workspace
+from openclaw_memory.freshness.activity import flush_status, record_flush, record_flush_failure
+from openclaw_memory.freshness.state import Freshness
+from openclaw_memory.freshness.triggers import SyncOutcome
+from openclaw_memory.freshness.watch import MemoryWatcher
+from openclaw_memory.indexing.sync import (
     FINGERPRINT_KEY,
     LAST_SYNC_KEY,
     Progress,
@@ -50,10 +49,11 @@ from .sync import (
     file_warnings,
     index_fingerprint,
 )
-from .triggers import SyncOutcome
-from .types import SearchResponse, SyncReport
-from .watch import MemoryWatcher
-from .workspace import Workspace
+from openclaw_memory.search.pipeline import SearchRequest, run_search
+from openclaw_memory.store import Store
+from openclaw_memory.store.paths import default_index_path, state_dir
+from openclaw_memory.store.schema import APPLICATION_ID
+from openclaw_memory.types import SearchResponse, SyncReport
 
 __all__ = ["ChatType", "MemoryIndex"]
 
@@ -343,7 +343,7 @@ class MemoryIndex:
               force_polling: bool = False, debounce_ms: int | None = None) -> MemoryWatcher:
         """Watch the memory files and sync in the background after each burst of changes.
 
-        Returns the running :class:`~openclaw_memory.watch.MemoryWatcher` (the same one if
+        Returns the running :class:`~openclaw_memory.freshness.watch.MemoryWatcher` (the same one if
         already watching); :meth:`close` or ``watcher.stop()`` ends it. ``on_sync`` is called
         in the sync thread after every background sync, with its outcome.
         """

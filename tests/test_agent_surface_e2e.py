@@ -31,6 +31,7 @@ from openai_server import CHAT_PATH, FakeOpenAIServer, json_reply
 from test_integration_langgraph_agent import _load_agent_module
 
 from openclaw_memory import MemoryIndex
+from openclaw_memory.files.notes import daily_note_path
 from openclaw_memory.langchain import memory_tools
 from openclaw_memory.langgraph import (
     FLUSH_PROMPT,
@@ -41,7 +42,6 @@ from openclaw_memory.langgraph import (
 )
 from openclaw_memory.langgraph.flush import FLUSH_RUN_NAME
 from openclaw_memory.langgraph.silent import INTERNAL_TAG
-from openclaw_memory.notes import daily_note_path
 
 STAGING = "the staging deploy region is eu-central-1 (Frankfurt)"
 FILLER = "Status update {n}: the dry run went fine and the dashboards look normal; nothing to decide."

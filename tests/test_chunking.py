@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from openclaw_memory import chunking
-from openclaw_memory.chunking import chunk_hash, chunk_text, split_line, split_lines
 from openclaw_memory.config import ChunkingSettings
-from openclaw_memory.tokens import count_tokens
+from openclaw_memory.indexing import chunking
+from openclaw_memory.indexing.chunking import chunk_hash, chunk_text, split_line, split_lines
+from openclaw_memory.indexing.tokens import count_tokens
 from openclaw_memory.types import Chunk
 
 # "We discussed the project's progress today and decided to start the new feature next week."

@@ -28,7 +28,7 @@ from openai_server import (
 from openclaw_memory.config import EmbeddingSettings
 from openclaw_memory.embeddings.openai import MAX_INPUT_TOKENS, OpenAIProvider, plan_batches
 from openclaw_memory.errors import EmbeddingError, ProviderUnavailableError
-from openclaw_memory.tokens import count_tokens
+from openclaw_memory.indexing.tokens import count_tokens
 
 DIMS = 8
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from openclaw_memory.cli import main
-from openclaw_memory.evaluation import EvalQuery, QueryOutcome, score_hits, summarize
-from openclaw_memory.paths import default_index_path
+from openclaw_memory.cli.app import main
+from openclaw_memory.evaluation.metrics import EvalQuery, QueryOutcome, score_hits, summarize
+from openclaw_memory.store.paths import default_index_path
 
 SCORER = Path(__file__).resolve().parents[2] / "shared" / "bench" / "score.py"
 needs_scorer = pytest.mark.skipif(

@@ -25,8 +25,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from openai_server import CHAT_PATH, FakeOpenAIServer, RecordedRequest
 
 from openclaw_memory import MemoryIndex
+from openclaw_memory.files.notes import daily_note_path
 from openclaw_memory.langgraph import FLUSH_PROMPT, FLUSH_SYSTEM_PROMPT
-from openclaw_memory.notes import daily_note_path
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGING = "the staging deploy region is eu-central-1 (Frankfurt)"

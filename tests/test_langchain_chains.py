@@ -22,8 +22,8 @@ from langgraph.prebuilt import ToolNode, tools_condition
 from pydantic import Field
 
 from openclaw_memory import MemoryIndex
+from openclaw_memory.files.notes import daily_note_path
 from openclaw_memory.langchain import OpenClawMemoryRetriever, format_docs, memory_tools
-from openclaw_memory.notes import daily_note_path
 
 SOURCE_LINE = re.compile(r"^Source: (\S+)$", re.MULTILINE)
 

@@ -16,8 +16,8 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 
 from openclaw_memory import MemoryIndex
+from openclaw_memory.files.notes import daily_note_path
 from openclaw_memory.langchain import memory_tools
-from openclaw_memory.notes import daily_note_path
 
 
 @pytest.fixture()

@@ -17,7 +17,7 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 
 from openclaw_memory import ConfigError, ContentError, MemoryIndex, PathRefusedError
-from openclaw_memory.atomic import _nudge_mtime
+from openclaw_memory.files.atomic import _nudge_mtime
 from openclaw_memory.langchain import OpenClawMemoryVectorStore
 from openclaw_memory.langchain._docfile import decode_document, file_name
 

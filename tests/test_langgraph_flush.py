@@ -22,6 +22,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from openclaw_memory import MemoryIndex
+from openclaw_memory.files.notes import daily_note_path
 from openclaw_memory.langgraph import (
     FLUSH_SYSTEM_PROMPT,
     NO_REPLY,
@@ -32,7 +33,6 @@ from openclaw_memory.langgraph import (
     is_silent_reply,
     split_for_compaction,
 )
-from openclaw_memory.notes import daily_note_path
 
 BIG = "word " * 700  # ~875 tokens with the approximate counter: past a 700-token threshold
 WINDOW = {"context_window": 1000, "reserve_tokens_floor": 200, "soft_threshold_tokens": 100}

@@ -18,6 +18,7 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 
 from openclaw_memory import MemoryIndex
+from openclaw_memory.files.notes import daily_note_path
 from openclaw_memory.langchain import memory_tools
 from openclaw_memory.langgraph import (
     FLUSH_SYSTEM_PROMPT,
@@ -26,7 +27,6 @@ from openclaw_memory.langgraph import (
     MemoryFlushMiddleware,
     MemoryRecallPromptMiddleware,
 )
-from openclaw_memory.notes import daily_note_path
 
 TURN = "status " * 40  # ~60 tokens per user message
 

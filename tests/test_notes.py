@@ -23,14 +23,14 @@ from openclaw_memory.errors import (
     PathRefusedError,
     WorkspaceError,
 )
-from openclaw_memory.notes import (
+from openclaw_memory.files.notes import (
     append_daily,
     daily_note_path,
     read_note,
     today,
     write_memory_md,
 )
-from openclaw_memory.workspace import Workspace
+from openclaw_memory.files.workspace import Workspace
 
 NOON = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 DAILY = "memory/2024-05-01.md"

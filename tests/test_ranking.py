@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from openclaw_memory.ranking import (
+from openclaw_memory.search.ranking import (
     Candidate,
     bm25_to_score,
     decay_multiplier,

@@ -25,12 +25,12 @@ from langchain_core.messages import (
 )
 
 from openclaw_memory.errors import ContentError, WorkspaceError
-from openclaw_memory.session_writer import append_messages
-from openclaw_memory.sessions import (
+from openclaw_memory.sessions.transcripts import (
     flatten_transcript,
     indexable_prefix,
     message_text,
 )
+from openclaw_memory.sessions.writer import append_messages
 
 
 def jsonl(*records: Any) -> bytes:

@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 
 from openclaw_memory import MemoryIndex
-from openclaw_memory.cli import main
+from openclaw_memory.cli.app import main
 from openclaw_memory.errors import ConfigError, PathRefusedError
-from openclaw_memory.session_delta import SessionDelta, is_due
+from openclaw_memory.indexing.sync import Syncer
+from openclaw_memory.sessions.delta import SessionDelta, is_due
 from openclaw_memory.store import SCHEMA_VERSION
 from openclaw_memory.store.schema import _MIGRATIONS
-from openclaw_memory.sync import Syncer
 
 # Small chunks: every message line is a chunk of its own, so citations are exact per line.
 ONE_LINE_CHUNKS = {"tokens": 16, "overlap": 0}
@@ -468,7 +468,7 @@ WRITER = textwrap.dedent("""
     import sys
     from pathlib import Path
     from langchain_core.messages import AIMessage, HumanMessage
-    from openclaw_memory.session_writer import append_messages
+    from openclaw_memory.sessions.writer import append_messages
     path = Path(sys.argv[1])
     for i in range(300):
         append_messages(path, [HumanMessage(f"question {i} about kiwis"),

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from openclaw_memory.errors import IndexCorruptError
+from openclaw_memory.search.textsearch import match_expression
 from openclaw_memory.store import Store
-from openclaw_memory.textsearch import match_expression
 from openclaw_memory.types import Chunk, MemoryFile
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
+from openclaw_memory.search.textsearch import match_expression
 from openclaw_memory.store import Store
-from openclaw_memory.textsearch import match_expression
 from openclaw_memory.types import Chunk, MemoryFile
 
 

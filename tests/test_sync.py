@@ -10,7 +10,7 @@ from fs_snapshot import snapshot
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.errors import StoreError
-from openclaw_memory.workspace import Workspace
+from openclaw_memory.files.workspace import Workspace
 
 
 def _open(ws: Path, tmp_path: Path, **overrides: object) -> MemoryIndex:

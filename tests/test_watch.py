@@ -21,8 +21,8 @@ from waiting import wait_until, write_lock_held
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.errors import WatchError
-from openclaw_memory.watch import MemoryWatcher, build_plan
-from openclaw_memory.workspace import Workspace
+from openclaw_memory.files.workspace import Workspace
+from openclaw_memory.freshness.watch import MemoryWatcher, build_plan
 
 # on_search off: only the watcher may bring changes into the index in these tests.
 SETTINGS = {"embedding": {"provider": "none"}, "sync": {"on_search": False}}

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from privileges import CAN_TEST_PERMISSIONS, unprivileged_copy
 
 from openclaw_memory.errors import PathRefusedError
-from openclaw_memory.workspace import IGNORED_DIR_NAMES, Workspace, is_daily
+from openclaw_memory.files.workspace import IGNORED_DIR_NAMES, Workspace, is_daily
 
 
 def write(path: Path, text: str = "note\n") -> Path:

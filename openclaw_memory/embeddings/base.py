@@ -18,8 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from openclaw_memory.errors import EmbeddingError
-from openclaw_memory.querylimits import encodable
 from openclaw_memory.redact import SECRET_HEADERS as _SECRET_HEADERS
+from openclaw_memory.search.querylimits import encodable
 
 __all__ = [
     "SECRET_HEADERS",

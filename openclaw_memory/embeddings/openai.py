@@ -279,7 +279,7 @@ def _fit_texts(texts: list[str]) -> tuple[list[str], list[int]]:
 
 def _token_counter() -> Callable[[str], int]:
     try:
-        from openclaw_memory.tokens import count_tokens
+        from openclaw_memory.indexing.tokens import count_tokens
     except ImportError:
         return _estimate_tokens
     return lambda text: count_tokens(text, COUNT_ENCODING)

@@ -4,8 +4,8 @@ Everything here is built on :class:`openclaw_memory.MemoryIndex`; the Markdown f
 source of truth.
 """
 
-from .retriever import OpenClawMemoryRetriever, format_docs
-from .tools import (
+from openclaw_memory.langchain.retriever import OpenClawMemoryRetriever, format_docs
+from openclaw_memory.langchain.tools import (
     MemoryGetInput,
     MemoryGetTool,
     MemorySearchInput,
@@ -14,7 +14,7 @@ from .tools import (
     MemoryWriteTool,
     memory_tools,
 )
-from .vectorstore import DEFAULT_FOLDER, OpenClawMemoryVectorStore
+from openclaw_memory.langchain.vectorstore import DEFAULT_FOLDER, OpenClawMemoryVectorStore
 
 __all__ = [
     "DEFAULT_FOLDER",

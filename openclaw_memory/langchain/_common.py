@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from openclaw_memory.index import ChatType
-from openclaw_memory.snippets import citation, with_source_line
+from openclaw_memory.search.snippets import citation, with_source_line
 from openclaw_memory.types import SearchHit
 
 __all__ = ["CitationMode", "citation_of", "citations_enabled", "hit_snippet", "hit_text"]

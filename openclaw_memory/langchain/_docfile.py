@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from openclaw_memory.atomic import swap_in
 from openclaw_memory.errors import ContentError, WorkspaceError
-from openclaw_memory.workspace import ResolvedPath, Workspace
+from openclaw_memory.files.atomic import swap_in
+from openclaw_memory.files.workspace import ResolvedPath, Workspace
 
 __all__ = ["StoredDocument", "decode_document", "encode_document", "file_name", "remove_file",
            "write_file"]

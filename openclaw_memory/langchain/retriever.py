@@ -18,11 +18,10 @@ from langchain_core.runnables.config import run_in_executor
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from openclaw_memory.config import MemorySettings
+from openclaw_memory.files.workspace import is_daily
 from openclaw_memory.index import ChatType, MemoryIndex
+from openclaw_memory.langchain._common import hit_text
 from openclaw_memory.types import SearchHit
-from openclaw_memory.workspace import is_daily
-
-from ._common import hit_text
 
 __all__ = ["OpenClawMemoryRetriever", "format_docs"]
 

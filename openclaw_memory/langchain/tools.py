@@ -23,12 +23,11 @@ from openclaw_memory.errors import (
     StoreError,
     WorkspaceError,
 )
+from openclaw_memory.files.notes import NoteText, WriteResult
 from openclaw_memory.index import ChatType, MemoryIndex
-from openclaw_memory.notes import NoteText, WriteResult
-from openclaw_memory.snippets import citation
+from openclaw_memory.langchain._common import CitationMode, citation_of, citations_enabled, hit_snippet
+from openclaw_memory.search.snippets import citation
 from openclaw_memory.types import SearchResponse
-
-from ._common import CitationMode, citation_of, citations_enabled, hit_snippet
 
 __all__ = [
     "MemoryGetInput",

@@ -31,10 +31,9 @@ from openclaw_memory.config import MemorySettings
 from openclaw_memory.embeddings.base import EmbeddingProvider, FloatArray, normalize_rows
 from openclaw_memory.embeddings.langchain import LangChainEmbeddingsProvider
 from openclaw_memory.errors import ConfigError, ContentError, PathRefusedError
+from openclaw_memory.files.workspace import ResolvedPath
 from openclaw_memory.index import MemoryIndex
-from openclaw_memory.workspace import ResolvedPath
-
-from ._docfile import (
+from openclaw_memory.langchain._docfile import (
     StoredDocument,
     decode_document,
     encode_document,

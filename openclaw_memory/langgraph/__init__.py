@@ -6,7 +6,7 @@ are for ``langchain.agents.create_agent`` and need the ``agents`` extra
 (``pip install 'openclaw-memory[agents]'``); without it they raise ``ImportError`` when built.
 """
 
-from .citations import (
+from openclaw_memory.langgraph.citations import (
     MEMORY_TOOL_NAMES,
     CitationMode,
     CitationPolicy,
@@ -14,9 +14,14 @@ from .citations import (
     strip_citations,
     with_citation_policy,
 )
-from .compaction import SUMMARY_PROMPT, Compaction, compaction_node, split_for_compaction
-from .context import LoadedFile, SessionContext, session_start_context
-from .flush import (
+from openclaw_memory.langgraph.compaction import (
+    SUMMARY_PROMPT,
+    Compaction,
+    compaction_node,
+    split_for_compaction,
+)
+from openclaw_memory.langgraph.context import LoadedFile, SessionContext, session_start_context
+from openclaw_memory.langgraph.flush import (
     FLUSH_PROMPT,
     FLUSH_SYSTEM_PROMPT,
     NO_REPLY,
@@ -27,9 +32,13 @@ from .flush import (
     is_silent_reply,
     memory_flush_node,
 )
-from .prompt import MemoryRecallPromptMiddleware, build_system_prompt, memory_recall_section
-from .scope import current_context, resolve_chat_type
-from .state import MemoryAgentState, MemoryGraphState
+from openclaw_memory.langgraph.prompt import (
+    MemoryRecallPromptMiddleware,
+    build_system_prompt,
+    memory_recall_section,
+)
+from openclaw_memory.langgraph.scope import current_context, resolve_chat_type
+from openclaw_memory.langgraph.state import MemoryAgentState, MemoryGraphState
 
 __all__ = [
     "FLUSH_PROMPT",

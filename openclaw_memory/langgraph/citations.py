@@ -37,10 +37,9 @@ from langgraph.constants import TAG_NOSTREAM
 from openclaw_memory.index import ChatType
 from openclaw_memory.langchain._common import CitationMode, citations_enabled
 from openclaw_memory.langchain.tools import MemoryGetTool, MemorySearchTool, MemoryWriteTool
-
-from ._common import state_messages
-from ._optional import AgentMiddleware, AgentState
-from .scope import current_context, resolve_chat_type
+from openclaw_memory.langgraph._common import state_messages
+from openclaw_memory.langgraph._optional import AgentMiddleware, AgentState
+from openclaw_memory.langgraph.scope import current_context, resolve_chat_type
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import ModelRequest, ModelResponse

@@ -42,7 +42,7 @@ from langchain_core.messages import (
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from ._common import (
+from openclaw_memory.langgraph._common import (
     TokenCounter,
     context_window_of,
     default_token_counter,
@@ -51,12 +51,12 @@ from ._common import (
     state_get,
     state_messages,
 )
-from .flush import DEFAULT_CONTEXT_WINDOW, RESERVE_TOKENS_FLOOR
-from .scope import current_context
-from .silent import arun_silently, run_silently
+from openclaw_memory.langgraph.flush import DEFAULT_CONTEXT_WINDOW, RESERVE_TOKENS_FLOOR
+from openclaw_memory.langgraph.scope import current_context
+from openclaw_memory.langgraph.silent import arun_silently, run_silently
 
 if TYPE_CHECKING:
-    from .flush import MemoryFlush
+    from openclaw_memory.langgraph.flush import MemoryFlush
 
 __all__ = ["SUMMARY_PROMPT", "Compaction", "compaction_node", "split_for_compaction"]
 

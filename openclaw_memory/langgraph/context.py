@@ -14,8 +14,8 @@ from datetime import UTC, datetime, timedelta
 from langchain_core.messages import BaseMessage, SystemMessage
 
 from openclaw_memory.errors import OpenClawMemoryError
+from openclaw_memory.files.notes import today
 from openclaw_memory.index import ChatType, MemoryIndex
-from openclaw_memory.notes import today
 
 __all__ = ["LoadedFile", "SessionContext", "session_start_context"]
 

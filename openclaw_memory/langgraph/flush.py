@@ -44,12 +44,11 @@ from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langchain_core.tools import BaseTool
 
 from openclaw_memory.errors import OpenClawMemoryError
+from openclaw_memory.files.notes import daily_note_path, today
 from openclaw_memory.index import ChatType, MemoryIndex
 from openclaw_memory.langchain._common import CitationMode
 from openclaw_memory.langchain.tools import memory_tools
-from openclaw_memory.notes import daily_note_path, today
-
-from ._common import (
+from openclaw_memory.langgraph._common import (
     TokenCounter,
     context_window_of,
     default_token_counter,
@@ -59,11 +58,11 @@ from ._common import (
     state_messages,
     without_dangling_tool_calls,
 )
-from ._optional import AgentMiddleware
-from .failures import FailureKind, classify_failure
-from .scope import current_context, resolve_chat_type
-from .silent import arun_silently, run_silently
-from .state import MemoryAgentState
+from openclaw_memory.langgraph._optional import AgentMiddleware
+from openclaw_memory.langgraph.failures import FailureKind, classify_failure
+from openclaw_memory.langgraph.scope import current_context, resolve_chat_type
+from openclaw_memory.langgraph.silent import arun_silently, run_silently
+from openclaw_memory.langgraph.state import MemoryAgentState
 
 if TYPE_CHECKING:
     from langgraph.runtime import Runtime

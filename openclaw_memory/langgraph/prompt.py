@@ -18,9 +18,8 @@ from langchain_core.tools import BaseTool
 
 from openclaw_memory.index import ChatType
 from openclaw_memory.langchain._common import CitationMode, citations_enabled
-
-from ._optional import AgentMiddleware, AgentState
-from .scope import resolve_chat_type
+from openclaw_memory.langgraph._optional import AgentMiddleware, AgentState
+from openclaw_memory.langgraph.scope import resolve_chat_type
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import ModelRequest, ModelResponse

@@ -6,7 +6,7 @@ from typing import Any, NotRequired
 
 from langgraph.graph import MessagesState
 
-from ._optional import AgentState
+from openclaw_memory.langgraph._optional import AgentState
 
 __all__ = ["MemoryAgentState", "MemoryGraphState"]
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..errors import IndexCorruptError, StoreError
-from .schema import check_identity
+from openclaw_memory.errors import IndexCorruptError, StoreError
+from openclaw_memory.store.schema import check_identity
 
 __all__ = ["DISABLE_VEC_ENV", "DriverInfo", "connect", "probe_driver"]
 

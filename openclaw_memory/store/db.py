@@ -20,13 +20,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import IndexCorruptError, StoreError
-from ..session_delta import SessionState
-from ..textsearch import fts_body
-from ..types import Chunk, MemoryFile
-from .connection import DriverInfo, connect, probe_driver
-from .schema import migrate
-from .vectors import NumpyVectors, Vec0Vectors, VectorHits, placeholders
+from openclaw_memory.errors import IndexCorruptError, StoreError
+from openclaw_memory.search.textsearch import fts_body
+from openclaw_memory.sessions.delta import SessionState
+from openclaw_memory.store.connection import DriverInfo, connect, probe_driver
+from openclaw_memory.store.schema import migrate
+from openclaw_memory.store.vectors import NumpyVectors, Vec0Vectors, VectorHits, placeholders
+from openclaw_memory.types import Chunk, MemoryFile
 
 __all__ = ["ChunkRow", "FileRow", "QueryTimeoutError", "StaleReadError", "Store"]
 

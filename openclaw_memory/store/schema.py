@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import IndexCorruptError
+from openclaw_memory.errors import IndexCorruptError
 
 __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "check_identity", "migrate"]
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from openclaw_memory.search.textsearch import fts_body
 from openclaw_memory.store import probe_driver
-from openclaw_memory.textsearch import fts_body
 
 __all__ = ["ChunkState", "IndexState", "fresh_state", "read_state"]
 

@@ -114,7 +114,7 @@ def test_an_index_path_among_the_memory_sources_is_refused(tmp_path: Path, name:
 
 def test_a_mistyped_index_pointing_at_a_text_file_is_refused_by_the_cli(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from openclaw_memory.cli import main
+    from openclaw_memory.cli.app import main
 
     ws = tmp_path / "ws"
     write_workspace(ws, 3)
@@ -127,7 +127,7 @@ def test_a_mistyped_index_pointing_at_a_text_file_is_refused_by_the_cli(
 
 
 def test_set_aside_message_reaches_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from openclaw_memory.cli import main
+    from openclaw_memory.cli.app import main
 
     ws, index = tmp_path / "ws", tmp_path / "state" / "indexes" / "index.sqlite"
     index.parent.mkdir(parents=True)

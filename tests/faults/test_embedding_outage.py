@@ -62,7 +62,7 @@ def test_cli_search_on_a_never_completed_index_answers_keyword_only_during_an_ou
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
-    from openclaw_memory.cli import main
+    from openclaw_memory.cli.app import main
 
     # A failure the client does not retry (the CLI takes the default six retries with backoff).
     server.route("/v1/embeddings", server_error(400))

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from openclaw_memory import MemoryIndex
-from openclaw_memory.cli import main
+from openclaw_memory.cli.app import main
 from openclaw_memory.errors import PathRefusedError
+from openclaw_memory.files.notes import daily_note_path
 from openclaw_memory.langchain import memory_tools
-from openclaw_memory.notes import daily_note_path
 
 SECRET = "- The outside secret is kumquat-7731.\n"
 

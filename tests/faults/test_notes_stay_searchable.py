@@ -9,7 +9,7 @@ import pytest
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.errors import ContentError
-from openclaw_memory.notes import MAX_NOTE_BYTES, daily_note_path
+from openclaw_memory.files.notes import MAX_NOTE_BYTES, daily_note_path
 
 
 def _open(ws: Path, tmp_path: Path, **settings: object) -> MemoryIndex:

@@ -15,7 +15,7 @@ import pytest
 from privileges import _call_as, nobody_uid
 
 from openclaw_memory import MemoryIndex
-from openclaw_memory.notes import daily_note_path
+from openclaw_memory.files.notes import daily_note_path
 
 
 def _mode(path: Path) -> int:

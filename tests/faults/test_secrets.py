@@ -12,7 +12,7 @@ import pytest
 from openai_server import FakeOpenAIServer, RecordedRequest, Reply, json_reply
 
 from openclaw_memory import MemoryIndex
-from openclaw_memory.cli import main
+from openclaw_memory.cli.app import main
 from openclaw_memory.config import EmbeddingSettings, MemorySettings
 from openclaw_memory.langchain import memory_tools
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from privileges import _call_as, nobody_uid
 
-from openclaw_memory.cli import main
+from openclaw_memory.cli.app import main
 
 
 def _run(*args: str) -> tuple[int, str]:

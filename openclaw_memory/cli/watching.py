@@ -19,10 +19,10 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
-from .errors import OpenClawMemoryError
-from .index import MemoryIndex
-from .triggers import SyncOutcome
-from .types import SyncReport
+from openclaw_memory.errors import OpenClawMemoryError
+from openclaw_memory.freshness.triggers import SyncOutcome
+from openclaw_memory.index import MemoryIndex
+from openclaw_memory.types import SyncReport
 
 __all__ = ["add_watch_parser", "cmd_watch", "describe_sync"]
 

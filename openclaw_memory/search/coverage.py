@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from .store import Store
-from .textsearch import keyword_terms
+from openclaw_memory.search.textsearch import keyword_terms
+from openclaw_memory.store import Store
 
 __all__ = ["idf", "keyword_coverage"]
 

@@ -17,14 +17,14 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
-from .cli_eval import add_eval_parser, run_eval
-from .cli_status import format_status
-from .cli_watch import add_watch_parser, cmd_watch
-from .config import MemorySettings
-from .errors import OpenClawMemoryError
-from .index import MemoryIndex
-from .paths import state_dir
-from .snippets import citation
+from openclaw_memory.cli.evaluate import add_eval_parser, run_eval
+from openclaw_memory.cli.status import format_status
+from openclaw_memory.cli.watching import add_watch_parser, cmd_watch
+from openclaw_memory.config import MemorySettings
+from openclaw_memory.errors import OpenClawMemoryError
+from openclaw_memory.index import MemoryIndex
+from openclaw_memory.search.snippets import citation
+from openclaw_memory.store.paths import state_dir
 
 __all__ = ["main"]
 

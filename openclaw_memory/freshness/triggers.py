@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import SyncCancelledError
-from .types import SyncReport
+from openclaw_memory.errors import SyncCancelledError
+from openclaw_memory.types import SyncReport
 
 __all__ = ["BackgroundSync", "IntervalTrigger", "SyncOutcome"]
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import EvalInputError
-from .evaluation import (
+from openclaw_memory.errors import EvalInputError
+from openclaw_memory.evaluation.metrics import (
     DEFAULT_KS,
     EvalQuery,
     QueryOutcome,
@@ -23,8 +23,8 @@ from .evaluation import (
     run_queries,
     summarize,
 )
-from .index import MemoryIndex
-from .sync import Progress
+from openclaw_memory.index import MemoryIndex
+from openclaw_memory.indexing.sync import Progress
 
 __all__ = ["QUERIES_FILE", "SuiteMember", "SuiteRun", "find_suite", "run_suite"]
 

@@ -11,7 +11,7 @@
 * **Interval** (``sync.interval_minutes`` > 0): a background sync every N minutes.
 * **Watcher**: :meth:`Freshness.start_watch` (``MemoryIndex.watch()``).
 
-All of them go through one :class:`~openclaw_memory.triggers.BackgroundSync`, so they are safe to
+All of them go through one :class:`~openclaw_memory.freshness.triggers.BackgroundSync`, so they are safe to
 call from any number of threads and at most one sync runs per index at a time.
 """
 
@@ -21,18 +21,34 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from .activity import record_watcher, watcher_status
-from .sync import LAST_SYNC_KEY
-from .triggers import BackgroundSync, IntervalTrigger, SyncOutcome
-from .types import SyncReport
-from .watch import MemoryWatcher
+from openclaw_memory.config import MemorySettings
+from openclaw_memory.files.workspace import Workspace
+from openclaw_memory.freshness.activity import record_watcher, watcher_status
+from openclaw_memory.freshness.triggers import BackgroundSync, IntervalTrigger, SyncOutcome
+from openclaw_memory.freshness.watch import MemoryWatcher
+from openclaw_memory.indexing.sync import LAST_SYNC_KEY
+from openclaw_memory.store import Store
+from openclaw_memory.types import SyncReport
 
-if TYPE_CHECKING:
-    from .index import MemoryIndex
 
-__all__ = ["Freshness"]
+class IndexHandle(Protocol):
+    """What freshness needs of the index it keeps fresh (``MemoryIndex`` satisfies it).
+
+    A protocol rather than an import, so the facade depends on this module and not the reverse.
+    """
+
+    settings: MemorySettings
+    workspace: Workspace
+    store: Store
+    last_sync: SyncReport | None
+
+    def sync(self) -> SyncReport: ...  # called with no arguments: a plain incremental sync
+
+    def _background_sync(self, progress: Callable[[int, int, str], None]) -> SyncReport: ...
+
+__all__ = ["Freshness", "IndexHandle"]
 
 _MAX_REASONS = 20
 _PATHS_PER_REASON = 5
@@ -42,7 +58,7 @@ _CLOSE_TIMEOUT_S = 60.0
 class Freshness:
     """Dirty state and sync triggers of one :class:`~openclaw_memory.index.MemoryIndex`."""
 
-    def __init__(self, index: MemoryIndex) -> None:
+    def __init__(self, index: IndexHandle) -> None:
         self._index = index
         self._lock = threading.Lock()
         self._seq = 0

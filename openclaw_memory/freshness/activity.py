@@ -13,8 +13,8 @@ import os
 import time
 from typing import Any
 
-from .processes import pid_alive
-from .store import Store
+from openclaw_memory.freshness.processes import pid_alive
+from openclaw_memory.store import Store
 
 __all__ = ["FLUSH_AT_KEY", "FLUSH_COUNT_KEY", "WATCHER_KEY", "flush_status", "record_flush",
            "record_flush_failure", "record_watcher", "watcher_status"]

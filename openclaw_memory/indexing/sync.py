@@ -23,18 +23,18 @@ from typing import Any
 
 import numpy as np
 
-from .chunking import blank_front_matter, chunk_text, editor_lines_text
-from .config import MemorySettings
-from .embeddings.base import EmbeddingProvider, invalid_rows
-from .embeddings.cache import CachedProvider
-from .errors import EmbeddingError, OpenClawMemoryError, PathRefusedError
-from .rebuild_files import rebuild_path, remove_stale_rebuilds
-from .session_delta import SessionDelta, SessionState, anchor_of_bytes, is_due, measure_delta
-from .sessions import flatten_transcript, indexable_prefix
-from .store import SCHEMA_VERSION, StaleReadError, Store
-from .tokens import encoding_id
-from .types import Chunk, MemoryFile, SkippedFile, SyncReport
-from .workspace import Workspace
+from openclaw_memory.config import MemorySettings
+from openclaw_memory.embeddings.base import EmbeddingProvider, invalid_rows
+from openclaw_memory.embeddings.cache import CachedProvider
+from openclaw_memory.errors import EmbeddingError, OpenClawMemoryError, PathRefusedError
+from openclaw_memory.files.workspace import Workspace
+from openclaw_memory.indexing.chunking import blank_front_matter, chunk_text, editor_lines_text
+from openclaw_memory.indexing.rebuild_files import rebuild_path, remove_stale_rebuilds
+from openclaw_memory.indexing.tokens import encoding_id
+from openclaw_memory.sessions.delta import SessionDelta, SessionState, anchor_of_bytes, is_due, measure_delta
+from openclaw_memory.sessions.transcripts import flatten_transcript, indexable_prefix
+from openclaw_memory.store import SCHEMA_VERSION, StaleReadError, Store
+from openclaw_memory.types import Chunk, MemoryFile, SkippedFile, SyncReport
 
 __all__ = ["Progress", "SyncPlan", "Syncer", "index_fingerprint"]
 

@@ -14,7 +14,7 @@ import re
 import uuid
 from pathlib import Path
 
-from .processes import pid_alive
+from openclaw_memory.freshness.processes import pid_alive
 
 __all__ = ["rebuild_path", "remove_stale_rebuilds"]
 

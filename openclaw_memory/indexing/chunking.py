@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from typing import Literal, NamedTuple
 
 from openclaw_memory.config import ChunkingSettings
-from openclaw_memory.tokens import (
+from openclaw_memory.indexing.tokens import (
     DEFAULT_ENCODING,
     Tokenizer,
     count_tokens,

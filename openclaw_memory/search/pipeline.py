@@ -14,18 +14,18 @@ from typing import Literal
 
 import numpy as np
 
-from .config import SearchSettings
-from .coverage import keyword_coverage
-from .embeddings.base import EmbeddingProvider
-from .errors import EmbeddingError, IndexCorruptError, StoreError
-from .querylimits import bound_query
-from .ranking import Candidate, decay_multiplier, fuse, mmr_order
-from .snippets import citation, clamp_snippet, with_source_line
-from .store import ChunkRow, Store
-from .store.db import QueryTimeoutError
-from .textsearch import keyword_terms, match_expression
-from .types import HitExplanation, SearchHit
-from .workspace import is_daily
+from openclaw_memory.config import SearchSettings
+from openclaw_memory.embeddings.base import EmbeddingProvider
+from openclaw_memory.errors import EmbeddingError, IndexCorruptError, StoreError
+from openclaw_memory.files.workspace import is_daily
+from openclaw_memory.search.coverage import keyword_coverage
+from openclaw_memory.search.querylimits import bound_query
+from openclaw_memory.search.ranking import Candidate, decay_multiplier, fuse, mmr_order
+from openclaw_memory.search.snippets import citation, clamp_snippet, with_source_line
+from openclaw_memory.search.textsearch import keyword_terms, match_expression
+from openclaw_memory.store import ChunkRow, Store
+from openclaw_memory.store.db import QueryTimeoutError
+from openclaw_memory.types import HitExplanation, SearchHit
 
 __all__ = ["SearchOutcome", "SearchRequest", "run_search"]
 

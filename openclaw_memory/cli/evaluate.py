@@ -13,13 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .config import MemorySettings
-from .errors import EvalInputError
-from .eval_suite import QUERIES_FILE, SuiteMember, find_suite, run_suite
-from .evaluation import DEFAULT_KS, format_table, result_line
-from .index import MemoryIndex, embedding_key
-from .paths import default_index_path
-from .sync import Progress
+from openclaw_memory.config import MemorySettings
+from openclaw_memory.errors import EvalInputError
+from openclaw_memory.evaluation.metrics import DEFAULT_KS, format_table, result_line
+from openclaw_memory.evaluation.suite import QUERIES_FILE, SuiteMember, find_suite, run_suite
+from openclaw_memory.index import MemoryIndex, embedding_key
+from openclaw_memory.indexing.sync import Progress
+from openclaw_memory.store.paths import default_index_path
 
 __all__ = ["add_eval_parser", "run_eval"]
 

@@ -1,6 +1,6 @@
 """Append LangChain messages to a session transcript (JSONL) that the index can read.
 
-Kept apart from :mod:`openclaw_memory.sessions` (the reader) so that indexing never imports
+Kept apart from :mod:`openclaw_memory.sessions.transcripts` (the reader) so that indexing never imports
 LangChain: the engine and the CLI start faster and a transcript reader needs no message classes.
 """
 
@@ -18,8 +18,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from openclaw_memory.atomic import write_all
 from openclaw_memory.errors import ContentError, WorkspaceError
+from openclaw_memory.files.atomic import write_all
 
 __all__ = ["append_messages"]
 

@@ -22,8 +22,6 @@ from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from openclaw_memory.atomic import swap_in, write_all
-from openclaw_memory.chunking import editor_lines_text
 from openclaw_memory.errors import (
     ConfigError,
     ContentError,
@@ -31,8 +29,10 @@ from openclaw_memory.errors import (
     PathRefusedError,
     WorkspaceError,
 )
-from openclaw_memory.sessions import flatten_transcript
-from openclaw_memory.workspace import ResolvedPath, Workspace
+from openclaw_memory.files.atomic import swap_in, write_all
+from openclaw_memory.files.workspace import ResolvedPath, Workspace
+from openclaw_memory.indexing.chunking import editor_lines_text
+from openclaw_memory.sessions.transcripts import flatten_transcript
 
 __all__ = [
     "MAX_NOTE_BYTES",

@@ -35,8 +35,8 @@ from typing import Any
 
 from watchfiles import Change, watch
 
-from .errors import WatchError
-from .workspace import IGNORED_DIR_NAMES, Workspace
+from openclaw_memory.errors import WatchError
+from openclaw_memory.files.workspace import IGNORED_DIR_NAMES, Workspace
 
 __all__ = ["DEFAULT_DEBOUNCE_MS", "MemoryWatcher", "WatchPlan", "build_plan"]
 

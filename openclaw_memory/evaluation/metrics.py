@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import EvalInputError
-from .index import MemoryIndex
+from openclaw_memory.errors import EvalInputError
+from openclaw_memory.index import MemoryIndex
 
 __all__ = [
     "DEFAULT_KS",

@@ -50,6 +50,7 @@ from openclaw_memory.indexing.sync import (
     index_fingerprint,
 )
 from openclaw_memory.search.pipeline import SearchRequest, run_search
+from openclaw_memory.settings_sources import SettingsOrigin, load_settings, set_fields
 from openclaw_memory.store import Store
 from openclaw_memory.store.paths import default_index_path, state_dir
 from openclaw_memory.store.schema import APPLICATION_ID
@@ -116,8 +117,12 @@ class MemoryIndex:
     """
 
     def __init__(self, settings: MemorySettings, *, index_path: Path | None = None,
-                 embedder: EmbeddingProvider | None = None) -> None:
+                 embedder: EmbeddingProvider | None = None,
+                 origin: SettingsOrigin | None = None) -> None:
         self.settings = settings
+        # Where each setting came from (status); settings built in code are all arguments.
+        self.settings_origin = origin or SettingsOrigin(
+            dict.fromkeys(set_fields(settings), "argument"))
         self.workspace = Workspace(
             settings.workspace, settings.extra_paths,
             sessions_dir=settings.sessions.resolved_directory(settings.workspace)
@@ -149,16 +154,13 @@ class MemoryIndex:
              index_path: str | os.PathLike[str] | None = None,
              settings: MemorySettings | None = None, embedder: EmbeddingProvider | None = None,
              **overrides: Any) -> MemoryIndex:
-        """Build settings from ``settings`` plus keyword overrides and open the index."""
-        base = settings or MemorySettings()
-        # The fields as they are (dumping would redact credentials in headers and URLs).
-        data = dict(base)
-        data.update(overrides)
-        if workspace is not None:
-            data["workspace"] = Path(workspace)
-        resolved = MemorySettings.model_validate(data)
+        """Open the index of a workspace with settings merged from, highest first: keyword
+        overrides and the fields set on ``settings``, ``OPENCLAW_MEMORY_*`` environment
+        variables, the workspace's ``openclaw-memory.toml``, the defaults
+        (:mod:`openclaw_memory.settings_sources`)."""
+        resolved, origin = load_settings(workspace, settings=settings, overrides=overrides)
         return cls(resolved, index_path=Path(index_path) if index_path else None,
-                   embedder=embedder)
+                   embedder=embedder, origin=origin)
 
     # -- lifecycle --------------------------------------------------------------------------
     def _open_store(self) -> Store:
@@ -493,6 +495,7 @@ class MemoryIndex:
             "warnings": _with_file_warnings(last.get("warnings", []), file_warnings(self.store)),
             "notes": list(self.notes),
             **self._activity_status(syncer, pending),
+            "configuration": self.settings_origin.describe(self.settings),
         }
 
     def _mode(self, choice: ProviderChoice) -> dict[str, Any]:

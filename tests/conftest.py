@@ -43,3 +43,14 @@ def _isolated_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     """Default index paths go to a per-test state directory, never the user's home."""
     monkeypatch.setenv("OPENCLAW_MEMORY_STATE_DIR", str(tmp_path / "state"))
 
+
+
+@pytest.fixture(autouse=True)
+def _no_settings_from_the_developers_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A developer's own ``OPENCLAW_MEMORY_SEARCH__...`` must not change what tests see."""
+    import os
+
+    for name in list(os.environ):
+        if name.upper().startswith("OPENCLAW_MEMORY_") and name.upper() not in {
+                "OPENCLAW_MEMORY_STATE_DIR", "OPENCLAW_MEMORY_DISABLE_VEC"}:
+            monkeypatch.delenv(name)

@@ -9,13 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_entry import ENTRY_POINT
 from fs_snapshot import snapshot
 
 
 def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
         ) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "openclaw_memory", *args], cwd=cwd,
+    return subprocess.run([ENTRY_POINT, *args], cwd=cwd,
                           env=full_env, capture_output=True, text=True, timeout=120)
 
 

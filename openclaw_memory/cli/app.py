@@ -24,6 +24,7 @@ from openclaw_memory.config import MemorySettings
 from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.index import MemoryIndex
 from openclaw_memory.search.snippets import citation
+from openclaw_memory.settings_sources import SettingsOrigin, load_settings
 from openclaw_memory.store.paths import state_dir
 
 __all__ = ["main"]
@@ -152,25 +153,42 @@ def package_version() -> str:
         return "unknown (not installed)"
 
 
-def _workspace(args: argparse.Namespace) -> Path:
+def _workspace(args: argparse.Namespace) -> Path | None:
+    """The workspace named on the command line; None lets the settings layers decide
+    (``$OPENCLAW_MEMORY_WORKSPACE``, else the current directory)."""
     if args.sample:
         return _sample_workspace()
-    return Path(args.workspace or os.environ.get("OPENCLAW_MEMORY_WORKSPACE") or ".")
+    return Path(args.workspace) if args.workspace else None
 
 
-def _open(args: argparse.Namespace) -> MemoryIndex:
-    workspace = _workspace(args)
-    if not workspace.is_dir():
-        raise OpenClawMemoryError(f"workspace {workspace} is not a directory")
+def _env_workspace() -> Path:
+    return Path(os.environ.get("OPENCLAW_MEMORY_WORKSPACE") or ".")
+
+
+def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """Settings given as flags: they outrank the environment and the workspace's file."""
     overrides: dict[str, Any] = {}
     if args.provider:
         overrides["embedding"] = {"provider": args.provider}
     if getattr(args, "no_sync", False):  # serve the index as it is (e.g. kept fresh by `watch`)
         overrides["sync"] = {"on_search": False}
-    if args.sessions or args.agent:
+    if getattr(args, "sessions", False) or getattr(args, "agent", None):
         overrides["sessions"] = {"enabled": True, "agent_id": args.agent}
-    settings = MemorySettings.model_validate({"workspace": workspace, **overrides})
-    return MemoryIndex(settings, index_path=args.index)
+    return overrides
+
+
+def open_settings(workspace: Path | None,
+                  overrides: dict[str, Any]) -> tuple[MemorySettings, SettingsOrigin]:
+    """Settings for a workspace that must exist (checked before its config file is read)."""
+    root = workspace if workspace is not None else _env_workspace()
+    if not root.expanduser().is_dir():
+        raise OpenClawMemoryError(f"workspace {root} is not a directory")
+    return load_settings(workspace, overrides=overrides)
+
+
+def _open(args: argparse.Namespace) -> MemoryIndex:
+    settings, origin = open_settings(_workspace(args), cli_overrides(args))
+    return MemoryIndex(settings, index_path=args.index, origin=origin)
 
 
 class _Bar:
@@ -301,7 +319,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "eval":  # opens one index per workspace itself
-            run_eval(args, lambda: _workspace(args), _Bar)
+            run_eval(args, lambda: _workspace(args) or _env_workspace(), _Bar)
         else:
             with _open(args) as memory:
                 unavailable = _requested_provider_unavailable(memory, args)

@@ -13,12 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from openclaw_memory.config import MemorySettings
 from openclaw_memory.errors import EvalInputError
 from openclaw_memory.evaluation.metrics import DEFAULT_KS, format_table, result_line
 from openclaw_memory.evaluation.suite import QUERIES_FILE, SuiteMember, find_suite, run_suite
 from openclaw_memory.index import MemoryIndex, embedding_key
 from openclaw_memory.indexing.sync import Progress
+from openclaw_memory.settings_sources import load_settings
 from openclaw_memory.store.paths import default_index_path
 
 __all__ = ["add_eval_parser", "run_eval"]
@@ -86,14 +86,14 @@ def _opener(args: argparse.Namespace) -> Callable[[Path], MemoryIndex]:
     def open_index(workspace: Path) -> MemoryIndex:
         if not workspace.is_dir():
             raise EvalInputError(f"workspace {workspace} is not a directory")
-        settings = MemorySettings.model_validate({"workspace": workspace, **overrides})
+        settings, origin = load_settings(workspace, overrides=overrides)
         path = args.index
         if args.index_dir is not None:
             # Same name as the default state file: unique per workspace, reused across runs.
             path = args.index_dir / default_index_path(
                 workspace, embedding_key=embedding_key(settings, None)).name
             args.index_dir.mkdir(parents=True, exist_ok=True)
-        return MemoryIndex(settings, index_path=path)
+        return MemoryIndex(settings, index_path=path, origin=origin)
     return open_index
 
 

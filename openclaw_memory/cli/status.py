@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -17,7 +18,7 @@ _SCALARS = ("workspace", "index_path", "files", "chunks", "vectors", "vectors_mi
 _HANDLED = {*_SCALARS, "last_sync_at", "last_sync_duration_s", "dirty_reasons",
             "background_sync", "watcher", "sync_triggers", "transcript_deltas", "last_flush_at",
             "flush_count", "last_flush_appended", "flush_failures", "last_flush_error", "skipped",
-            "warnings", "notes"}
+            "warnings", "notes", "configuration"}
 
 
 def _when(epoch: Any) -> str:
@@ -76,10 +77,21 @@ def _activity_lines(status: Mapping[str, Any]) -> Iterator[str]:
                                                                 if flags else ""))
 
 
+def _configuration_lines(status: Mapping[str, Any]) -> Iterator[str]:
+    config = status.get("configuration") or {}
+    found = config.get("config_file")
+    yield (f"config_file: {found}" if found else
+           f"config_file: none ({status.get('workspace')}/openclaw-memory.toml does not exist)")
+    yield f"settings precedence: {config.get('precedence', '')}"
+    for name, entry in (config.get("settings") or {}).items():
+        yield f"  {name} = {json.dumps(entry['value'], ensure_ascii=False)}  ({entry['from']})"
+
+
 def format_status(status: Mapping[str, Any]) -> list[str]:
     """``status`` as readable lines (every key appears; nested values are spelled out)."""
     lines = [f"{key}: {status[key]}" for key in _SCALARS if status.get(key) is not None]
-    lines += [*_sync_lines(status), _watcher_line(status), *_activity_lines(status)]
+    lines += [*_sync_lines(status), _watcher_line(status), *_activity_lines(status),
+              *_configuration_lines(status)]
     for key, label in (("skipped", "skipped"), ("warnings", "warning"), ("notes", "note")):
         for item in status.get(key) or ():
             text = f"{item['path']}: {item['reason']}" if isinstance(item, dict) else item

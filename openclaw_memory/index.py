@@ -7,7 +7,6 @@ import json
 import os
 import threading
 import time
-import weakref
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -17,15 +16,14 @@ from typing import Any, Literal
 from openclaw_memory.config import MemorySettings
 from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.embeddings.cache import CachedProvider
-from openclaw_memory.embeddings.factory import ProviderChoice, create_provider, openai_configured
+from openclaw_memory.embeddings.factory import ProviderChoice, create_provider
 from openclaw_memory.errors import (
-    ConfigError,
-    EmbeddingError,
     IndexCorruptError,
     OpenClawMemoryError,
     ProviderUnavailableError,
     StoreError,
 )
+from openclaw_memory.files.hints import empty_workspace_hint
 from openclaw_memory.files.notes import (
     NoteText,
     WriteResult,
@@ -49,9 +47,11 @@ from openclaw_memory.indexing.sync import (
     file_warnings,
     index_fingerprint,
 )
-from openclaw_memory.search.pipeline import SearchRequest, run_search
+from openclaw_memory.search.pipeline import SearchOutcome, SearchRequest, run_search
+from openclaw_memory.search.response import CitationMode, build_response
 from openclaw_memory.settings_sources import SettingsOrigin, load_settings, set_fields
 from openclaw_memory.store import Store
+from openclaw_memory.store.claims import claim_index_file, embedding_key
 from openclaw_memory.store.paths import default_index_path, state_dir
 from openclaw_memory.store.schema import APPLICATION_ID
 from openclaw_memory.types import SearchResponse, SyncReport
@@ -62,50 +62,12 @@ ChatType = Literal["direct", "group", "channel"]
 _CURATED = frozenset({"MEMORY.md", "memory.md"})
 
 
-# Index files used by live MemoryIndex objects of this process, with their embedding: a
-# second object with other vectors on the same file would rebuild it under the first.
-_LIVE: weakref.WeakValueDictionary[tuple[Path, str], MemoryIndex] = weakref.WeakValueDictionary()
-_LIVE_LOCK = threading.Lock()
-
-
-def embedding_key(settings: MemorySettings, embedder: EmbeddingProvider | None) -> str | None:
-    """Identity of the vectors an index would hold; None for the default local model."""
-    if embedder is not None:
-        return f"custom:{embedder.id}:{embedder.model}:{embedder.provider_key}"
-    e = settings.embedding
-    provider = e.provider
-    if provider == "auto":
-        provider = "openai" if openai_configured(e) else "local"  # the factory's own rule
-    if provider == "local" and e.model is None and e.local_model_path is None:
-        return None
-    return json.dumps([provider, e.model, e.base_url, e.dimensions,
-                       str(e.local_model_path or "")])
-
-
-def _claim(path: Path, index: MemoryIndex) -> None:
-    key = index.embedding_key or "default"
-    with _LIVE_LOCK:
-        for (other_path, other_key), other in list(_LIVE.items()):
-            if other_path == path and other_key != key and not other.closed:
-                raise ConfigError(
-                    f"index {path} is already open in this process with another embedding "
-                    f"({other_key}); two embeddings cannot share one index file: give this "
-                    "one its own index_path (or leave index_path unset: each embedding then "
-                    "gets its own file)")
-        _LIVE[(path, key)] = index
-
-
 def _with_file_warnings(last: list[str], kept: dict[str, list[str]]) -> list[str]:
     """The last sync's warnings plus those about files still indexed with a problem."""
     out = list(last)
     out += [f"{path}: {w}" for path, ws in sorted(kept.items()) for w in ws
             if f"{path}: {w}" not in out]
     return out
-
-
-def _quota_exhausted(error: EmbeddingError) -> bool:
-    text = str(error).lower()
-    return "quota" in text or error.status == 429
 
 
 class MemoryIndex:
@@ -134,7 +96,7 @@ class MemoryIndex:
         ensure_not_inside_memory(self.index_path, settings.workspace, settings.extra_paths)
         self._lock = threading.RLock()
         self.closed = False
-        _claim(self.index_path, self)
+        claim_index_file(self.index_path, self)
         self.notes: list[str] = []
         self.store = self._open_store()
         self._embedder = embedder
@@ -278,8 +240,22 @@ class MemoryIndex:
                                      force_sessions=force_sessions)
             self._synced = True
             self.freshness.settle(seq)
+            report = self._with_empty_hint(report)
             self.last_sync, self.last_sync_at = report, time.time()
             return report
+
+    def _with_empty_hint(self, report: SyncReport) -> SyncReport:
+        """A sync that found nothing says where it looked (a newcomer's first question)."""
+        if report.scanned or not self.workspace_is_empty():
+            return report
+        return replace(report, warnings=(*report.warnings, self.empty_hint()))
+
+    def workspace_is_empty(self) -> bool:
+        """No file is indexed (and so no search can answer anything)."""
+        return not self.store.counts().get("files")
+
+    def empty_hint(self) -> str:
+        return empty_workspace_hint(self.settings.workspace, extra_paths=self.settings.extra_paths)
 
     def _background_sync(self, progress: Progress) -> SyncReport:
         """A sync on a second connection, so searches on ``self.store`` never wait for it
@@ -298,6 +274,7 @@ class MemoryIndex:
                 self.store.refresh()
             self._synced = True
             self.freshness.settle(seq)
+            report = self._with_empty_hint(report)
             self.last_sync, self.last_sync_at = report, time.time()
             return report
 
@@ -406,32 +383,11 @@ class MemoryIndex:
         # Curated long-term memory is private: never surfaced in group or channel chats.
         return lambda p: p not in _CURATED and (extra is None or extra(p))
 
-    def _response(self, choice: ProviderChoice, outcome: Any, citations: Any, *,
+    def _response(self, choice: ProviderChoice, outcome: SearchOutcome, citations: CitationMode, *,
                   stale: bool = False) -> SearchResponse:
-        provider = self._provider
-        notes = list(outcome.notes)
-        if choice.unavailable_reason:
-            notes.append(f"keyword-only: {choice.unavailable_reason}")
-        error = outcome.embedding_error
-        warning = action = None
-        if choice.unavailable_reason and choice.requested != "none":
-            warning = f"Vector search is unavailable: {choice.unavailable_reason}"
-            action = ("Check the embedding provider settings (key, base_url, model); "
-                      "keyword results are shown.")
-        if error is not None:
-            if _quota_exhausted(error):
-                warning = "Vector search is unavailable: the embedding provider quota is exhausted."
-                action = "Top up or switch the embedding provider; keyword results are shown."
-            else:
-                warning = "Vector search is unavailable due to an embedding provider error."
-                action = "Check the embedding provider configuration; keyword results are shown."
-        return SearchResponse(
-            results=outcome.hits, provider=provider.id if provider else "none",
-            model=provider.model if provider else None, mode=outcome.mode,
-            citations=citations, vector_path=self.store.vector_path,
-            fallback=choice.fallback, stale=stale,
-            error=str(error) if error else None, warning=warning, action=action,
-            notes=tuple(notes))
+        empty = self.empty_hint() if not outcome.hits and self.workspace_is_empty() else None
+        return build_response(outcome, choice, self._provider, vector_path=self.store.vector_path,
+                              citations=citations, stale=stale, empty_hint=empty)
 
     def get(self, path: str, from_line: int | None = None, lines: int | None = None,
             *, chat_type: ChatType = "direct") -> NoteText:
@@ -493,7 +449,8 @@ class MemoryIndex:
             "fallback": choice.fallback,
             "skipped": last.get("skipped", []),
             "warnings": _with_file_warnings(last.get("warnings", []), file_warnings(self.store)),
-            "notes": list(self.notes),
+            "notes": [*self.notes, *([self.empty_hint()] if self.workspace_is_empty() and last
+                                     else [])],
             **self._activity_status(syncer, pending),
             "configuration": self.settings_origin.describe(self.settings),
         }

@@ -16,9 +16,10 @@ from typing import Any
 from openclaw_memory.errors import EvalInputError
 from openclaw_memory.evaluation.metrics import DEFAULT_KS, format_table, result_line
 from openclaw_memory.evaluation.suite import QUERIES_FILE, SuiteMember, find_suite, run_suite
-from openclaw_memory.index import MemoryIndex, embedding_key
+from openclaw_memory.index import MemoryIndex
 from openclaw_memory.indexing.sync import Progress
 from openclaw_memory.settings_sources import load_settings
+from openclaw_memory.store.claims import embedding_key
 from openclaw_memory.store.paths import default_index_path
 
 __all__ = ["add_eval_parser", "run_eval"]

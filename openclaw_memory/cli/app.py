@@ -247,9 +247,15 @@ def _cmd_search(memory: MemoryIndex, args: argparse.Namespace) -> None:
         cite = hit.citation or f"{hit.path}#L{hit.start_line}-L{hit.end_line}"
         print(f"\n{i}. {cite}  score={hit.score:.3f}")
         if args.explain:
-            print("   " + json.dumps(hit.explanation.as_dict()))
+            print("   " + json.dumps(_rounded(hit.explanation.as_dict())))
         body = hit.snippet.split("\n\nSource:")[0]
         print("   " + body.replace("\n", "\n   "))
+
+
+def _rounded(factors: dict[str, Any]) -> dict[str, Any]:
+    """Four decimals are what a person compares; --json keeps full precision."""
+    return {key: round(value, 4) if isinstance(value, float) else value
+            for key, value in factors.items()}
 
 
 def _cmd_get(memory: MemoryIndex, args: argparse.Namespace) -> None:

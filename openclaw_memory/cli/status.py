@@ -89,12 +89,21 @@ def _configuration_lines(status: Mapping[str, Any]) -> Iterator[str]:
 
 def format_status(status: Mapping[str, Any]) -> list[str]:
     """``status`` as readable lines (every key appears; nested values are spelled out)."""
-    lines = [f"{key}: {status[key]}" for key in _SCALARS if status.get(key) is not None]
+    lines = [f"{key}: {_plain(status[key])}" for key in _SCALARS if status.get(key) is not None]
     lines += [*_sync_lines(status), _watcher_line(status), *_activity_lines(status),
               *_configuration_lines(status)]
     for key, label in (("skipped", "skipped"), ("warnings", "warning"), ("notes", "note")):
         for item in status.get(key) or ():
             text = f"{item['path']}: {item['reason']}" if isinstance(item, dict) else item
             lines.append(f"{label}: {text}")
-    lines += [f"{key}: {value}" for key, value in status.items() if key not in _HANDLED]
+    lines += [f"{key}: {_plain(value)}" for key, value in status.items() if key not in _HANDLED]
     return lines
+
+
+def _plain(value: Any) -> str:
+    """A value as a person reads it: "none" rather than Python's None, JSON for structures."""
+    if value is None:
+        return "none"
+    if isinstance(value, dict | list | tuple):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return str(value)

@@ -89,5 +89,5 @@ def run_suite(members: Sequence[SuiteMember], open_index: OpenIndex, *,
             memory.sync(progress=progress(member.workspace) if progress else None)
             run.warnings.extend(gold_path_problems(memory, queries))
             run.outcomes.extend(run_queries(memory, queries, ks=ks, min_score=min_score))
-        run.workspaces.append(str(member.workspace))
+        run.workspaces.append(str(Path(member.workspace).absolute()))
     return run

@@ -17,7 +17,9 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
+from openclaw_memory.cli.completion import SHELLS, PrintCompletion
 from openclaw_memory.cli.evaluate import add_eval_parser, run_eval
+from openclaw_memory.cli.progress import ProgressBar
 from openclaw_memory.cli.status import format_status
 from openclaw_memory.cli.watching import add_watch_parser, cmd_watch
 from openclaw_memory.config import MemorySettings
@@ -94,6 +96,8 @@ def _global_options(p: argparse.ArgumentParser, *, suppress: bool) -> None:
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="openclaw-memory", description=__doc__.splitlines()[0])
     p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
+    p.add_argument("--print-completion", choices=SHELLS, action=PrintCompletion, metavar="SHELL",
+                   help="print a shell completion script (bash or zsh) and exit")
     _global_options(p, suppress=False)
     common = argparse.ArgumentParser(add_help=False)
     _global_options(common, suppress=True)
@@ -191,29 +195,12 @@ def _open(args: argparse.Namespace) -> MemoryIndex:
     return MemoryIndex(settings, index_path=args.index, origin=origin)
 
 
-class _Bar:
-    """A one-line progress bar on stderr, drawn only on a terminal and for long syncs."""
-
-    def __init__(self) -> None:
-        self.enabled = sys.stderr.isatty()
-
-    def __call__(self, done: int, total: int, path: str) -> None:
-        if not self.enabled or total < 20:
-            return
-        width = 30
-        filled = int(width * done / total)
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} files")
-        if done == total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-
 def _print_json(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2))
 
 
 def _cmd_index(memory: MemoryIndex, args: argparse.Namespace) -> None:
-    report = memory.sync(full=args.full, progress=_Bar(), force_sessions=args.force_sessions)
+    report = memory.sync(full=args.full, progress=ProgressBar(), force_sessions=args.force_sessions)
     if args.json:
         _print_json(report.as_dict())
         return
@@ -232,7 +219,7 @@ def _cmd_index(memory: MemoryIndex, args: argparse.Namespace) -> None:
 
 def _cmd_search(memory: MemoryIndex, args: argparse.Namespace) -> None:
     if not args.no_sync:
-        memory.sync(progress=_Bar())
+        memory.sync(progress=ProgressBar())
     response = memory.search(args.query, max_results=args.max_results, min_score=args.min_score)
     if args.json:
         _print_json(response.as_dict(explain=args.explain))
@@ -295,7 +282,7 @@ def _cmd_status(memory: MemoryIndex, args: argparse.Namespace) -> None:
 
 
 def _cmd_watch(memory: MemoryIndex, args: argparse.Namespace) -> None:
-    cmd_watch(memory, args, _Bar())
+    cmd_watch(memory, args, ProgressBar())
 
 
 _COMMANDS = {"index": _cmd_index, "search": _cmd_search, "get": _cmd_get, "write": _cmd_write,
@@ -325,7 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "eval":  # opens one index per workspace itself
-            run_eval(args, lambda: _workspace(args) or _env_workspace(), _Bar)
+            run_eval(args, lambda: _workspace(args) or _env_workspace(), ProgressBar)
         else:
             with _open(args) as memory:
                 unavailable = _requested_provider_unavailable(memory, args)

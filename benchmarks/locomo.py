@@ -1,6 +1,6 @@
 """Retrieval quality on the LoCoMo-derived dev set: keyword-only vs hybrid configurations.
 
-    python benchmarks/locomo.py [--data ../shared/bench/locomo-dev] [--configs all]
+    python benchmarks/locomo.py [--data SUITE_DIR] [--configs all]
 
 Every configuration uses the same chunking, so ``lines@6`` compares like with like. The
 figures come from the code path of ``openclaw-memory eval --suite`` (``run_suite``) and, when
@@ -96,7 +96,10 @@ def _sweep(members: list[SuiteMember], index_dir: Path | None) -> str:
 def main() -> None:
     here = Path(__file__).resolve().parent
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=here.parent.parent / "shared/bench/locomo-dev")
+    dev = here.parent.parent / "shared/bench/locomo-dev"
+    ap.add_argument("--data", type=Path, default=dev if dev.is_dir() else here.parent / "notebooks" / "data",
+                    help="a suite folder (workspaces with queries.jsonl); default: the team's LoCoMo "
+                         "dev set when present, else the shipped notebooks/data")
     ap.add_argument("--configs", default="all", help="names separated by ';', or all")
     ap.add_argument("--json", type=Path, help="write all figures here")
     ap.add_argument("--sweep", action="store_true", help="also print a min_score sweep")

@@ -1,6 +1,6 @@
 """Retrieval quality of the peers on the LoCoMo dev set, with chunking identical to ours.
 
-    python benchmarks/peers_locomo.py [--data ../shared/bench/locomo-dev] [--index-dir DIR]
+    python benchmarks/peers_locomo.py [--data SUITE_DIR] [--index-dir DIR]
 
 For each conversation our index is built with the offline ``local`` model (MiniLM int8); its
 chunks (path, lines, text) and the vectors the model produced for them are then loaded, as they
@@ -139,7 +139,10 @@ def _aggregate(rows: list[tuple[str | None, dict[str, float]]]) -> dict[str, dic
 def main() -> None:
     here = Path(__file__).resolve().parent
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=here.parent.parent / "shared/bench/locomo-dev")
+    dev = here.parent.parent / "shared/bench/locomo-dev"
+    ap.add_argument("--data", type=Path, default=dev if dev.is_dir() else here.parent / "notebooks" / "data",
+                    help="a suite folder (workspaces with queries.jsonl); default: the team's LoCoMo "
+                         "dev set when present, else the shipped notebooks/data")
     ap.add_argument("--index-dir", type=Path, default=None,
                     help="keep our indexes here to reuse embeddings (default: temporary)")
     args = ap.parse_args()

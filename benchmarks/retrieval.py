@@ -5,10 +5,13 @@
 
 For each configuration (embedding model + search settings) it prints, side by side:
 
-* LoCoMo dev (``--locomo``, default ``../shared/bench/locomo-dev``), categories 1-4: recall@6
-  per category and overall, and lines@6 (how much text the six hits span);
-* MADial dev (``--madial``): recall@6 (gold = all) for each of the six variants, Chinese and
-  English, question or whole dialogue, and the two cross-language ones;
+* the Kestrel team's notes shipped in ``notebooks/data`` (28 questions with gold lines): recall@6
+  and lines@6, on any clone;
+* LoCoMo dev (``--locomo``; the team's ``../shared/bench/locomo-dev`` when it is there, not
+  distributed), categories 1-4: recall@6 per category and overall, and lines@6 (how much text
+  the six hits span);
+* MADial dev (``--madial``, likewise): recall@6 (gold = all) for each of the six variants,
+  Chinese and English, question or whole dialogue, and the two cross-language ones;
 * relevance: ``benchmarks/data/offtopic.jsonl`` (48 general-knowledge questions, English and
   Chinese) asked of every dev workspace: the share that returns any hit at the default
   threshold, and the AUC of the top score between answerable questions (the dev questions,
@@ -41,6 +44,7 @@ from openclaw_memory.evaluation.metrics import load_queries, run_queries, summar
 from openclaw_memory.evaluation.suite import find_suite  # noqa: E402
 
 DEFAULT_SHARED = ROOT.parent / "shared" / "bench"
+SHIPPED = ROOT / "notebooks" / "data"
 OFFTOPIC = Path(__file__).resolve().parent / "data" / "offtopic.jsonl"
 MADIAL_VARIANTS = ("zh-question", "en-question", "zh-context", "en-context",
                    "en2zh-question", "zh2en-question")
@@ -151,14 +155,17 @@ def auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
     return wins / (len(positives) * len(ordered))
 
 
-def run_config(config: Config, locomo: Path, madial: Path, index_dir: Path,
+def run_config(config: Config, locomo: Path | None, madial: Path | None, index_dir: Path,
                offtopic: Sequence[str]) -> ConfigResult:
     tally: dict[str, list[float]] = {k: [] for k in ("embed_s", "embedded", "query_ms",
                                                      "offtopic_hit", "offtopic_top")}
     result = ConfigResult(config)
-    result.sets["locomo"] = _run_set(config, [m.workspace for m in find_suite(locomo)], index_dir,
-                                     ["5"], offtopic, tally)
-    for variant in MADIAL_VARIANTS:
+    result.sets["kestrel"] = _run_set(config, [m.workspace for m in find_suite(SHIPPED)], index_dir,
+                                      [], offtopic, tally)
+    if locomo is not None:
+        result.sets["locomo"] = _run_set(config, [m.workspace for m in find_suite(locomo)],
+                                         index_dir, ["5"], offtopic, tally)
+    for variant in MADIAL_VARIANTS if madial is not None else ():
         result.sets[variant] = _run_set(config, [madial / variant], index_dir, [], offtopic, tally)
     answerable = [s for r in result.sets.values() for s in r.answerable_top]
     result.offtopic_hit_rate = 100 * statistics.fmean(tally["offtopic_hit"])
@@ -170,15 +177,19 @@ def run_config(config: Config, locomo: Path, madial: Path, index_dir: Path,
 
 
 def format_table(results: Sequence[ConfigResult]) -> str:
+    def cell(name: str, value: Callable[[SetResult], float]) -> Callable[[ConfigResult], str]:
+        return lambda r: f"{value(r.sets[name]):.1f}" if name in r.sets else "-"
+
     rows: list[tuple[str, Callable[[ConfigResult], str]]] = [
-        ("LoCoMo cat 1-4 R@6", lambda r: f"{r.sets['locomo'].recall6:.1f}"),
-        ("LoCoMo lines@6", lambda r: f"{r.sets['locomo'].lines6:.1f}"),
+        ("Kestrel (shipped) R@6", cell("kestrel", lambda s: s.recall6)),
+        ("Kestrel lines@6", cell("kestrel", lambda s: s.lines6)),
+        ("LoCoMo cat 1-4 R@6", cell("locomo", lambda s: s.recall6)),
+        ("LoCoMo lines@6", cell("locomo", lambda s: s.lines6)),
     ]
     for cat in ("1:multi-hop", "2:temporal", "3:open-domain", "4:single-hop"):
-        rows.append((f"  LoCoMo {cat}",
-                     lambda r, c=cat: f"{100 * r.sets['locomo'].categories.get(c, 0):.1f}"))
+        rows.append((f"  LoCoMo {cat}", cell("locomo", lambda s, c=cat: 100 * s.categories.get(c, 0))))
     for variant in MADIAL_VARIANTS:
-        rows.append((f"MADial {variant} R@6", lambda r, v=variant: f"{r.sets[v].recall6:.1f}"))
+        rows.append((f"MADial {variant} R@6", cell(variant, lambda s: s.recall6)))
     rows += [
         ("off-topic with hits %", lambda r: f"{r.offtopic_hit_rate:.1f}"),
         ("AUC answerable/off-topic", lambda r: f"{r.auc:.3f}"),
@@ -197,16 +208,21 @@ def format_table(results: Sequence[ConfigResult]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--locomo", type=Path, default=DEFAULT_SHARED / "locomo-dev")
-    parser.add_argument("--madial", type=Path, default=DEFAULT_SHARED / "madial-dev")
+    parser.add_argument("--locomo", type=Path, default=None,
+                        help="LoCoMo dev folder (default: ../shared/bench/locomo-dev if present)")
+    parser.add_argument("--madial", type=Path, default=None,
+                        help="MADial dev folder (default: ../shared/bench/madial-dev if present)")
     parser.add_argument("--configs", default=",".join(c.name for c in CONFIGS),
                         help="comma-separated names: " + ", ".join(c.name for c in CONFIGS))
     parser.add_argument("--index-dir", type=Path, default=None)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    for path in (args.locomo, args.madial):
-        if not path.is_dir():
-            sys.exit(f"dev set {path} not found (the sets live in the team's shared/bench)")
+    for name in ("locomo", "madial"):
+        given = getattr(args, name)
+        if given is not None and not given.is_dir():
+            sys.exit(f"dev set {given} not found")
+        if given is None and (DEFAULT_SHARED / f"{name}-dev").is_dir():
+            setattr(args, name, DEFAULT_SHARED / f"{name}-dev")
     wanted = [c.strip() for c in args.configs.split(",") if c.strip()]
     known = {c.name: c for c in CONFIGS}
     unknown = [w for w in wanted if w not in known]

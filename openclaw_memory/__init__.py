@@ -4,6 +4,7 @@ Markdown files are the source of truth; a SQLite index (FTS5 + sqlite-vec, or a 
 fallback) answers hybrid searches with line-exact citations. Start with :class:`MemoryIndex`.
 """
 
+from openclaw_memory import _platform  # noqa: F401  (first: it refuses unsupported systems)
 from openclaw_memory.config import (
     ChunkingSettings,
     EmbeddingSettings,

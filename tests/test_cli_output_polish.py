@@ -65,7 +65,7 @@ def test_write_cites_one_line_as_search_does(workspace: Path) -> None:
 
 def test_eval_names_the_workspace_it_scored_even_when_given_as_a_relative_path(tmp_path: Path) -> None:
     out = run("--provider", "none", "--workspace", "notebooks/data/kestrel-team", "--index",
-              str(tmp_path / "i.sqlite"), "eval", "notebooks/data/kestrel-questions.jsonl",
+              str(tmp_path / "i.sqlite"), "eval", "notebooks/data/kestrel-team/queries.jsonl",
               "--ks", "1,6", cwd=ROOT).stdout
     first = out.splitlines()[0]
     assert f"scored over {ROOT / 'notebooks/data/kestrel-team'};" in first, first

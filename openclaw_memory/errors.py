@@ -26,8 +26,9 @@ class OpenClawMemoryError(Exception):
     """Base class of every error this package raises deliberately."""
 
 
-class ConfigError(OpenClawMemoryError):
-    """Settings that cannot work together (e.g. an unknown provider)."""
+class ConfigError(OpenClawMemoryError, ValueError):
+    """Settings that cannot work together (e.g. an unknown provider), or a bad setting value
+    (a ``ValueError`` too, as pydantic's validation errors are, so either catch works)."""
 
 
 class EvalInputError(OpenClawMemoryError, ValueError):

@@ -9,7 +9,8 @@ from pathlib import Path
 import openclaw_memory
 
 PACKAGE = Path(openclaw_memory.__file__).parent
-ROOT_MODULES = {"__init__", "__main__", "_platform", "config", "errors", "index", "redact", "types", "settings_sources"}
+ROOT_MODULES = {"__init__", "__main__", "_platform", "config", "errors", "index", "redact", "types",
+                "settings_sources"}
 
 
 def _modules() -> dict[str, Path]:

@@ -403,7 +403,7 @@ def test_switching_agents_on_one_index_file_rebuilds_without_the_old_agent(
 
 @pytest.mark.parametrize("bad", ["../etc", "a/b", "", ".hidden", "x" * 65])
 def test_agent_ids_must_be_one_safe_name(ws: Path, bad: str) -> None:
-    with pytest.raises(ValueError, match="agent_id"):
+    with pytest.raises(ConfigError, match="agent_id"):
         open_index(ws, agent_id=bad)
 
 

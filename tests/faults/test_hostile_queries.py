@@ -47,6 +47,7 @@ def memory(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         yield index
 
 
+@pytest.mark.slow
 def test_fuzzed_queries_never_raise_and_their_cost_is_bounded(memory: MemoryIndex) -> None:
     rng = random.Random(20261123)
     worst = (0.0, "")

@@ -1,0 +1,117 @@
+"""README's shell commands work from a clone of this repository alone, as written."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+TEST_TOOLS = ("pytest", "ruff", "mypy", "hypothesis", "nbclient", "ipykernel", "jupyter",
+              "langchain-tests", "matplotlib")
+
+
+def blocks(language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", README, re.DOTALL | re.MULTILINE)
+
+
+def commands() -> list[str]:
+    return [line.split("  #")[0].strip() for block in blocks("bash") + blocks("zsh")
+            for line in block.splitlines() if line.strip()]
+
+
+def first_two() -> tuple[str, str]:
+    start = README.split("## Start here", 1)[1]
+    one, two = blocks("bash")[0].strip(), blocks("bash")[1].strip()
+    assert one in start and two in start
+    return one, two
+
+
+def test_the_first_command_stops_at_once_on_a_python_older_than_3_11(tmp_path: Path) -> None:
+    check = first_two()[0].split(" && ")[0]
+    assert check.startswith("python3 -c")
+    fake = tmp_path / "site"
+    fake.mkdir()
+    # Python 3.10 as far as the command can tell: the version tuple and string it reads.
+    (fake / "sitecustomize.py").write_text(
+        "import sys\nsys.version_info = (3, 10, 12, 'final', 0)\n"
+        "sys.version = '3.10.12 (main, Nov 20 2023) [GCC 11.4.0]'\n", encoding="utf-8")
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "python3").symlink_to(sys.executable)
+    env = {**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}", "PYTHONPATH": str(fake)}
+    old = subprocess.run(["bash", "-c", check], env=env, capture_output=True, text=True, timeout=60)
+    assert old.returncode == 1
+    assert old.stderr.strip() == "openclaw-memory needs Python 3.11 or newer; python3 here is 3.10.12"
+    env.pop("PYTHONPATH")
+    assert subprocess.run(["bash", "-c", check], env=env, timeout=60).returncode == 0
+
+
+def test_the_package_declares_the_python_it_needs() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["requires-python"] == ">=3.11"
+
+
+def test_the_first_command_installs_the_library_only_and_the_second_the_test_tools() -> None:
+    one, two = first_two()
+    assert "pip install -e . &&" in one and "[test]" not in one
+    assert 'pip install -e ".[test]"' in two and two.endswith("python -m pytest -q")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    runtime = " ".join(project["dependencies"]).lower()
+    assert not [tool for tool in TEST_TOOLS if re.search(rf"(^|\s|\"){tool}\b", runtime)]
+    test_extra = " ".join(project["optional-dependencies"]["test"])
+    assert all(tool in test_extra for tool in ("pytest", "ruff", "mypy"))
+
+
+def test_no_command_points_outside_the_repository() -> None:
+    for command in commands():
+        assert "../" not in command, command
+        for word in shlex.split(command.replace("${fpath[1]}", "FPATH"), comments=True):
+            if re.match(r"^(notebooks|benchmarks|integrations|tests|openclaw_memory)/", word):
+                assert (ROOT / word).exists(), f"{word} in: {command}"
+
+
+def test_every_python_script_readme_runs_starts_from_a_clone() -> None:
+    scripts = sorted({word for command in commands() for word in shlex.split(command, comments=True)
+                      if word.endswith(".py") and (ROOT / word).is_file()})
+    assert len(scripts) >= 5
+    for script in scripts:
+        run = subprocess.run([sys.executable, script, "--help"], cwd=ROOT, capture_output=True,
+                             text=True, timeout=120)
+        assert run.returncode == 0 and "usage:" in run.stdout, (script, run.stderr)
+
+
+@pytest.mark.slow
+def test_the_eval_commands_run_on_the_shipped_data(tmp_path: Path) -> None:
+    entry = str(Path(sys.executable).parent / "openclaw-memory")
+    evals = [c for c in commands() if c.startswith("openclaw-memory") and " eval " in c]
+    assert len(evals) == 2
+    env = {**os.environ, "OPENCLAW_MEMORY_STATE_DIR": str(tmp_path / "state"), "HOME": str(tmp_path)}
+    outputs = []
+    for command in evals:
+        argv = shlex.split(command)
+        run = subprocess.run([entry, *argv[1:]], cwd=ROOT, env=env, capture_output=True, text=True,
+                             timeout=600)
+        assert run.returncode == 0, run.stderr
+        outputs.append(run.stdout)
+    # The figures README prints are the ones these commands print.
+    for output in outputs:
+        for row in output.splitlines():
+            if row.startswith(("fact ", "paraphrase ", "all ")):
+                assert row in README, row
+
+
+def test_the_shell_completion_commands_write_where_readme_says(tmp_path: Path) -> None:
+    bash_lines = blocks("bash")[2].strip().splitlines()
+    env = {**os.environ, "HOME": str(tmp_path), "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    for line in bash_lines:
+        assert subprocess.run(["bash", "-c", line], env=env, timeout=60).returncode == 0
+    written = tmp_path / ".local/share/bash-completion/completions/openclaw-memory"
+    assert "complete -o filenames -F _openclaw_memory openclaw-memory" in written.read_text()

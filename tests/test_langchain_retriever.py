@@ -161,3 +161,32 @@ def test_local_model_finds_a_paraphrase_end_to_end(workspace: Path, tmp_path: Pa
         assert retriever.memory.status()["provider"] == "local"
     finally:
         retriever.close()
+
+
+def test_metadata_filters_read_front_matter_and_hit_fields(workspace: Path, tmp_path: Path) -> None:
+    notes = workspace / "memory" / "trips"
+    notes.mkdir(parents=True)
+    (notes / "lisbon.md").write_text("---\nkind: travel\nyear: 2026\ntags:\n  - flight\n---\n"
+                                     "Booked the flight to Lisbon for the offsite.\n", encoding="utf-8")
+    (notes / "porto.md").write_text("---\nkind: travel\nyear: 2024\n---\n"
+                                    "Took the flight to Porto for the conference.\n", encoding="utf-8")
+    (notes / "dentist.md").write_text("---\nkind: health\nyear: 2026\n---\n"
+                                      "Dentist appointment before the flight.\n", encoding="utf-8")
+    with MemoryIndex.open(workspace, index_path=tmp_path / "f.sqlite",
+                          embedding={"provider": "none"}) as memory:
+        retriever = OpenClawMemoryRetriever(index=memory, min_score=0.0)
+
+        def found(spec: dict[str, object]) -> set[str]:
+            return {d.metadata["path"] for d in retriever.invoke("flight", filter=spec)}
+
+        assert found({"kind": "travel", "year": {"$gte": 2025}}) == {"memory/trips/lisbon.md"}
+        assert found({"kind": {"$in": ["health"]}}) == {"memory/trips/dentist.md"}
+        assert found({"tags": {"$exists": True}}) == {"memory/trips/lisbon.md"}
+        assert found({"path": {"$like": "memory/trips/p%"}}) == {"memory/trips/porto.md"}
+        assert found({"date": {"$gte": "2026-01-01"}}) == set()  # topic notes have no date
+        set_on_retriever = OpenClawMemoryRetriever(index=memory, min_score=0.0,
+                                                   filter={"kind": "health"})
+        assert {d.metadata["path"] for d in set_on_retriever.invoke("flight")} == {
+            "memory/trips/dentist.md"}
+        with pytest.raises(Exception, match="unknown filter operator"):
+            retriever.invoke("flight", filter={"kind": {"$regex": "t.*"}})

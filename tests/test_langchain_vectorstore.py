@@ -284,7 +284,52 @@ def test_relevance_scores_stay_between_zero_and_one(store: OpenClawMemoryVectorS
 def test_unsupported_search_options_are_refused_not_ignored(
         store: OpenClawMemoryVectorStore) -> None:
     with pytest.raises(TypeError, match="filter"):
-        store.similarity_search("cat", k=1, filter={"n": 1})
+        store.similarity_search("cat", k=1, where={"n": 1})
+
+
+TRIPS = [("Flight to Lisbon in March", {"kind": "travel", "year": 2026, "tags": ["flight"]}),
+         ("Train to Porto last spring", {"kind": "travel", "year": 2024, "tags": ["train"]}),
+         ("Dentist appointment on Monday", {"kind": "health", "year": 2026}),
+         ("Hotel booked in Lisbon", {"kind": "travel", "year": 2025, "city": "Lisbon"})]
+
+
+def test_metadata_filters_select_documents_as_pgvector_does(store: OpenClawMemoryVectorStore) -> None:
+    store.add_texts([text for text, _ in TRIPS], [meta for _, meta in TRIPS],
+                    ids=["lisbon", "porto", "dentist", "hotel"])
+
+    def ids(**kwargs: object) -> set[str | None]:
+        return {d.id for d in store.similarity_search("a trip", k=4, **kwargs)}
+
+    assert ids(filter={"kind": "travel", "year": {"$gte": 2025}}) == {"lisbon", "hotel"}
+    assert ids(filter={"year": {"$between": [2024, 2025]}}) == {"porto", "hotel"}
+    assert ids(filter={"kind": {"$in": ["health"]}}) == {"dentist"}
+    assert ids(filter={"kind": {"$nin": ["travel"]}}) == {"dentist"}
+    assert ids(filter={"city": {"$exists": True}}) == {"hotel"}
+    assert ids(filter={"city": {"$ilike": "lis%"}}) == {"hotel"}
+    assert ids(filter={"$or": [{"kind": "health"}, {"year": {"$lt": 2025}}]}) == {"dentist", "porto"}
+    assert ids(filter={"$and": [{"kind": "travel"}, {"$not": {"year": 2026}}]}) == {"porto", "hotel"}
+    assert ids(filter={"kind": {"$ne": "travel"}}) == {"dentist"}
+    assert ids(filter={"tags": ["flight"]}) == {"lisbon"}
+    by_vector = store.similarity_search_by_vector(
+        store.embeddings.embed_query("a trip"), k=4, filter={"kind": "health"})  # type: ignore[union-attr]
+    assert [d.id for d in by_vector] == ["dentist"]
+    assert {d.id for d in store.max_marginal_relevance_search(
+        "a trip", k=2, fetch_k=4, filter={"kind": "travel"})} <= {"lisbon", "porto", "hotel"}
+
+
+def test_a_selective_filter_still_fills_k_from_beyond_the_first_fetch(
+        store: OpenClawMemoryVectorStore) -> None:
+    texts = [f"note {i} about lisbon flights" for i in range(60)] + ["a rare dentist visit"]
+    metas = [{"kind": "travel"}] * 60 + [{"kind": "health"}]
+    store.add_texts(texts, metas)
+    found = store.similarity_search("lisbon flights", k=1, filter={"kind": "health"})
+    assert [d.page_content for d in found] == ["a rare dentist visit"]
+
+
+def test_an_unknown_filter_operator_is_a_clear_error(store: OpenClawMemoryVectorStore) -> None:
+    store.add_texts(["cat"], [{"n": 1}])
+    with pytest.raises(ConfigError, match=r"unknown filter operator '\$regex'"):
+        store.similarity_search("cat", k=1, filter={"n": {"$regex": "x"}})
 
 
 def test_without_an_embedding_provider_search_falls_back_to_keywords(ws: Path,

@@ -18,9 +18,12 @@ from langchain_core.runnables.config import run_in_executor
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from openclaw_memory.config import MemorySettings
+from openclaw_memory.errors import OpenClawMemoryError
+from openclaw_memory.files.frontmatter import front_matter
 from openclaw_memory.files.workspace import is_daily
 from openclaw_memory.index import ChatType, MemoryIndex
 from openclaw_memory.langchain._common import hit_text
+from openclaw_memory.search.filters import compile_filter
 from openclaw_memory.types import SearchHit
 
 __all__ = ["OpenClawMemoryRetriever", "format_docs"]
@@ -32,6 +35,7 @@ _SETTING_KEYS = frozenset(MemorySettings.model_fields) - {"workspace"}
 # a selective filter would starve the result list; ask for this many times more, then trim.
 _FILTER_WIDENING = 4
 _MAX_FETCH = 200
+_FRONT_MATTER_LINES = 200
 
 
 class _QueryFields(BaseModel):
@@ -44,6 +48,7 @@ class _QueryFields(BaseModel):
     date_from: date | None = None
     date_to: date | None = None
     chat_type: ChatType = "direct"
+    filter: dict[str, Any] | None = None
 
 
 class _Query(_QueryFields):
@@ -53,7 +58,8 @@ class _Query(_QueryFields):
 
     @property
     def filtered(self) -> bool:
-        return self.path_glob is not None or self.date_from is not None or self.date_to is not None
+        return (self.path_glob is not None or self.date_from is not None
+                or self.date_to is not None or bool(self.filter))
 
     def path_filter(self) -> Callable[[str], bool] | None:
         if not self.filtered:
@@ -95,7 +101,12 @@ class OpenClawMemoryRetriever(BaseRetriever, _QueryFields):
     - ``date_from`` / ``date_to``: inclusive range on the date of daily files
       (``memory/YYYY-MM-DD.md``). **When a date bound is given, undated files (MEMORY.md,
       topic notes, transcripts) are excluded**, because they have no date to compare;
-    - ``chat_type``: ``"group"`` and ``"channel"`` never return MEMORY.md.
+    - ``chat_type``: ``"group"`` and ``"channel"`` never return MEMORY.md;
+    - ``filter``: a metadata filter with PGVector's operators (``{"kind": "travel", "year":
+      {"$gte": 2025}}``, see :mod:`openclaw_memory.search.filters`) over the hit's ``path``,
+      ``source``, ``start_line``, ``end_line``, ``score`` and ``date`` (daily files, ISO) plus
+      the note's front-matter metadata (YAML ``key: value`` lines, or the JSON header the
+      VectorStore and the LangGraph store write).
     """
 
     index: MemoryIndex | None = None
@@ -163,10 +174,33 @@ class OpenClawMemoryRetriever(BaseRetriever, _QueryFields):
         memory = self.memory
         k = options.k or memory.settings.search.max_results
         fetch = min(_MAX_FETCH, k * _FILTER_WIDENING) if options.filtered else k
+        keep = compile_filter(options.filter)  # compiled first: a bad filter fails before searching
         response = memory.search(query, max_results=fetch, min_score=options.min_score,
                                  sources=options.sources, chat_type=options.chat_type,
                                  path_filter=options.path_filter())
-        return response.results[:k]
+        hits = response.results
+        if keep is not None:
+            hits = tuple(hit for hit in hits if keep(self._filter_fields(hit, options)))
+        return hits[:k]
+
+    def _filter_fields(self, hit: SearchHit, options: _Query) -> dict[str, Any]:
+        """What a metadata filter sees of a hit: the note's front matter, then the hit's own
+        fields (which win: a note cannot claim another path or score)."""
+        day = is_daily(hit.path)
+        fields: dict[str, Any] = dict(self._front_matter(hit.path, options))
+        fields.update(path=hit.path, source=hit.source, start_line=hit.start_line,
+                      end_line=hit.end_line, score=hit.score,
+                      date=day.isoformat() if day else None)
+        return fields
+
+    def _front_matter(self, path: str, options: _Query) -> dict[str, Any]:
+        if not path.endswith(".md"):
+            return {}  # transcripts have no front matter
+        try:
+            head = self.memory.get(path, 1, _FRONT_MATTER_LINES, chat_type=options.chat_type).text
+        except OpenClawMemoryError:
+            return {}
+        return front_matter(head + "\n")
 
     def _document(self, hit: SearchHit) -> Document:
         metadata: dict[str, Any] = {

@@ -41,6 +41,7 @@ from openclaw_memory.langchain._docfile import (
     remove_file,
     write_file,
 )
+from openclaw_memory.search.filters import Predicate, compile_filter
 
 __all__ = ["DEFAULT_FOLDER", "OpenClawMemoryVectorStore"]
 
@@ -226,12 +227,16 @@ class OpenClawMemoryVectorStore(VectorStore):
 
     def similarity_search_with_score(self, query: str, k: int = 4, **kwargs: Any,
                                      ) -> list[tuple[Document, float]]:
-        """Documents and cosine similarity (higher is closer), best first."""
-        _no_options(kwargs)
+        """Documents and cosine similarity (higher is closer), best first.
+
+        ``filter``: a metadata filter (``{"kind": "travel", "year": {"$gte": 2025}}``, the
+        operators PGVector documents, see :mod:`openclaw_memory.search.filters`).
+        """
+        keep = _options(kwargs)
         provider = self._provider()
         if provider is None:
-            return self._keyword_search(query, k)
-        return self.similarity_search_with_score_by_vector(provider.embed_query(query), k)
+            return self._keyword_search(query, k, keep)
+        return self._by_vector(provider.embed_query(query), k, keep)
 
     def similarity_search_by_vector(self, embedding: Sequence[float] | FloatArray, k: int = 4,
                                     **kwargs: Any) -> list[Document]:
@@ -241,9 +246,12 @@ class OpenClawMemoryVectorStore(VectorStore):
     def similarity_search_with_score_by_vector(self, embedding: Sequence[float] | FloatArray,
                                                k: int = 4, **kwargs: Any,
                                                ) -> list[tuple[Document, float]]:
-        _no_options(kwargs)
+        return self._by_vector(embedding, k, _options(kwargs))
+
+    def _by_vector(self, embedding: Sequence[float] | FloatArray, k: int,
+                   keep: Predicate | None) -> list[tuple[Document, float]]:
         found: dict[str, tuple[Document, float]] = {}
-        for hit in self._neighbours(self._unit(embedding), k):
+        for hit in self._neighbours(self._unit(embedding), k, self._matcher(keep)):
             stored = self._load_path(hit.path)
             # A file copied by hand repeats an id: the closer copy answers for it.
             if stored is not None and stored.id not in found:
@@ -263,10 +271,11 @@ class OpenClawMemoryVectorStore(VectorStore):
                                                 k: int = 4, fetch_k: int = 20,
                                                 lambda_mult: float = 0.5, **kwargs: Any,
                                                 ) -> list[Document]:
-        """Diverse results: MMR over the ``fetch_k`` nearest documents' best chunks."""
-        _no_options(kwargs)
+        """Diverse results: MMR over the ``fetch_k`` nearest documents' best chunks
+        (``filter=`` as in :meth:`similarity_search_with_score`)."""
+        keep = _options(kwargs)
         query = self._unit(embedding)
-        candidates = self._neighbours(query, max(k, fetch_k))
+        candidates = self._neighbours(query, max(k, fetch_k), self._matcher(keep))
         if not candidates:
             return []
         # Chunk vectors come from the embedding cache (they were embedded when indexed).
@@ -302,31 +311,50 @@ class OpenClawMemoryVectorStore(VectorStore):
                              f"embeddings have {provider.dims}")
         return vector
 
-    def _neighbours(self, query: FloatArray, k: int) -> list[_Neighbour]:
-        """The ``k`` nearest documents of this folder, one entry per file (its best chunk)."""
+    def _matcher(self, keep: Predicate | None) -> Callable[[str], bool] | None:
+        """Path -> whether the document there passes the metadata filter."""
+        if keep is None:
+            return None
+
+        def accepts(path: str) -> bool:
+            stored = self._load_path(path)
+            return stored is not None and keep(stored.metadata)
+        return accepts
+
+    def _neighbours(self, query: FloatArray, k: int,
+                    accepts: Callable[[str], bool] | None = None) -> list[_Neighbour]:
+        """The ``k`` nearest documents of this folder (that ``accepts``), one entry per file
+        (its best chunk). A selective filter widens the fetch until ``k`` pass or the index
+        runs out."""
         self._ensure_synced()
         store = self.index.store
         fetch = min(max(4 * k, 32), _MAX_FETCH)
+        rejected: set[str] = set()
         while True:
             hits = store.vector_search(query, fetch, _SOURCES)
             rows = store.chunks([rowid for rowid, _ in hits])
             best: dict[str, _Neighbour] = {}
             for rowid, score in hits:  # best first: the first chunk seen per file wins
                 row = rows.get(rowid)
-                if row is not None and row.path.startswith(self._prefix) and row.path not in best:
+                if (row is not None and row.path.startswith(self._prefix) and row.path not in best
+                        and row.path not in rejected):
+                    if accepts is not None and not accepts(row.path):
+                        rejected.add(row.path)
+                        continue
                     best[row.path] = _Neighbour(row.path, score, row.text)
             exhausted = len(hits) < fetch or fetch >= _MAX_FETCH
             if len(best) >= k or exhausted:
                 return list(best.values())[:k]
             fetch = min(fetch * 4, _MAX_FETCH)
 
-    def _keyword_search(self, query: str, k: int) -> list[tuple[Document, float]]:
+    def _keyword_search(self, query: str, k: int,
+                        keep: Predicate | None = None) -> list[tuple[Document, float]]:
         response = self.index.search(query, max_results=min(200, 4 * k), min_score=0.0,
                                      path_filter=lambda p: p.startswith(self._prefix))
         found: dict[str, tuple[Document, float]] = {}
         for hit in response.results:
             stored = None if hit.path in found else self._load_path(hit.path)
-            if stored is not None:
+            if stored is not None and (keep is None or keep(stored.metadata)):
                 found[hit.path] = (_document(stored), hit.score)
         return list(found.values())[:k]
 
@@ -345,12 +373,13 @@ def _valid_id(doc_id: object) -> bool:
     return isinstance(doc_id, str) and bool(doc_id)
 
 
-def _no_options(kwargs: dict[str, Any]) -> None:
-    # Silently ignoring a metadata filter would return documents the caller excluded.
-    unsupported = sorted(key for key, value in kwargs.items() if value is not None)
+def _options(kwargs: dict[str, Any]) -> Predicate | None:
+    """The metadata filter of a search call; any other option is refused, never ignored."""
+    unsupported = sorted(key for key, value in kwargs.items() if value is not None and key != "filter")
     if unsupported:
-        raise TypeError(f"unsupported search options {unsupported}: this VectorStore searches "
-                        "its folder by similarity only (no metadata filters)")
+        raise TypeError(f"unsupported search options {unsupported}: this VectorStore takes "
+                        "filter= (metadata) and nothing else")
+    return compile_filter(kwargs.get("filter"))
 
 
 def _document(stored: StoredDocument) -> Document:

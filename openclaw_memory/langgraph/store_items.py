@@ -1,0 +1,171 @@
+"""One LangGraph store item = one Markdown file: where it lives, what it holds, what is searched.
+
+``("memories", "alice")`` / ``"tea"`` lives at ``memory/memories/alice/tea-<digest>.md``::
+
+    ---
+    {"store": {"namespace": ["memories", "alice"], "key": "tea", "value": {...},
+               "created_at": "2026-11-23T10:00:00+00:00", "updated_at": "...", "index": null}}
+    ---
+    # tea
+
+    Alice drinks green tea without sugar.
+
+The one-line JSON header keeps the value exactly (types and key order round-trip; the index
+never searches front matter). The body is what a person reads and what search sees: the
+indexed fields of the value (the store's ``index["fields"]``, or ``put(..., index=[...])``),
+strings as paragraphs, anything else as ``field: JSON``. ``put(..., index=False)`` writes no
+body, so the item is stored and listed but never found by a query.
+
+Namespace labels become folder names, percent-encoded where a character is not safe in a
+path (so ``"a/b"`` is one folder ``a%2Fb``, never two); keys become file names through the
+same slug-plus-digest rule as the VectorStore's ids.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote, unquote
+
+from langgraph.store.base import Item, get_text_at_path, tokenize_path
+
+from openclaw_memory.errors import ContentError
+from openclaw_memory.langchain._docfile import file_name
+
+__all__ = ["ROOT", "StoredItem", "decode_item", "encode_item", "folder_of", "indexed_text",
+           "item_path", "namespace_of"]
+
+ROOT = "memory"
+_SAFE = "-_~@+=,"  # besides letters and digits: readable, and safe in every file system
+_OPEN = "---\n"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredItem:
+    namespace: tuple[str, ...]
+    key: str
+    value: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+
+    def as_item(self) -> Item:
+        return Item(value=self.value, key=self.key, namespace=self.namespace,
+                    created_at=self.created_at, updated_at=self.updated_at)
+
+
+def folder_of(namespace: Sequence[str]) -> str:
+    """``memory/<label>/<label>...`` for a namespace (empty: ``memory``)."""
+    return "/".join([ROOT, *(_label(part) for part in namespace)])
+
+
+def _label(part: str) -> str:
+    encoded = quote(part, safe=_SAFE)
+    # A leading dot would make a hidden folder (and "." / ".." are not names at all).
+    return "%2E" + encoded[1:] if encoded.startswith(".") else encoded
+
+
+def namespace_of(folder_parts: Sequence[str]) -> tuple[str, ...]:
+    """The namespace of a folder below ``memory/`` (its parts, decoded)."""
+    return tuple(unquote(part) for part in folder_parts)
+
+
+def item_path(namespace: Sequence[str], key: str) -> str:
+    return f"{folder_of(namespace)}/{file_name(key)}"
+
+
+def indexed_text(value: Mapping[str, Any], fields: Sequence[str] | None) -> str:
+    """The searchable text of a value: the given fields (LangGraph's path syntax, ``$`` for
+    the whole value)."""
+    if fields is None or list(fields) == ["$"]:
+        return _render(value)
+    parts: list[str] = []
+    for path in fields:
+        texts = [_render(value)] if path == "$" else get_text_at_path(value, tokenize_path(path))
+        parts.extend(text for text in texts if text.strip())
+    return "\n\n".join(parts)
+
+
+def _render(value: Mapping[str, Any]) -> str:
+    if len(value) == 1:
+        only = next(iter(value.values()))
+        if isinstance(only, str):
+            return only  # {"content": "..."}: the text alone reads best
+    lines = []
+    for field, item in value.items():
+        if isinstance(item, str):
+            lines.append(f"{field}: {item}")
+        else:
+            lines.append(f"{field}: {json.dumps(item, ensure_ascii=False)}")
+    return "\n".join(lines)
+
+
+def encode_item(item: StoredItem, index: Sequence[str] | bool | None,
+                fields: Sequence[str] | None) -> bytes:
+    """The file bytes of an item (``index``: the put's own ``index`` argument)."""
+    _check_json(item.value)
+    header = {"store": {"namespace": list(item.namespace), "key": item.key, "value": item.value,
+                        "created_at": item.created_at.isoformat(),
+                        "updated_at": item.updated_at.isoformat(),
+                        "index": index if index is not None else None}}
+    text = f"{_OPEN}{json.dumps(header, ensure_ascii=False)}\n---\n"
+    if index is not False:
+        body = indexed_text(item.value, list(index) if isinstance(index, Sequence)
+                            and not isinstance(index, str) else fields)
+        if body.strip():
+            heading = item.key.replace("\n", " ")
+            text += f"# {heading}\n\n{body.rstrip()}\n"
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ContentError(f"item {item.key!r} holds invalid text (lone surrogates)") from None
+
+
+def decode_item(data: bytes) -> StoredItem | None:
+    """The item in a file, or None when the file is not a store item (a person's note)."""
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError:
+        return None
+    if not text.startswith(_OPEN):
+        return None
+    end = text.find("\n", len(_OPEN))
+    if end < 0:
+        return None
+    try:
+        header = json.loads(text[len(_OPEN):end])
+    except ValueError:
+        return None
+    store = header.get("store") if isinstance(header, dict) else None
+    if not isinstance(store, dict):
+        return None
+    try:
+        return StoredItem(tuple(store["namespace"]), str(store["key"]), dict(store["value"]),
+                          datetime.fromisoformat(store["created_at"]),
+                          datetime.fromisoformat(store["updated_at"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _check_json(value: Any) -> None:
+    if not isinstance(value, dict):
+        raise ContentError(f"a store value is a dict, got {type(value).__name__}")
+    try:
+        round_trip = json.loads(json.dumps(value, ensure_ascii=False, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise ContentError(f"this value cannot be stored as JSON: {exc}") from None
+    if round_trip != value or not _same_types(round_trip, value):
+        raise ContentError("this value would not read back identical from JSON (tuples, "
+                           "non-string keys, numpy or enum values); store plain JSON types")
+
+
+def _same_types(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same_types(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return all(_same_types(x, y) for x, y in zip(a, b, strict=True))
+    return True

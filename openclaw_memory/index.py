@@ -28,6 +28,7 @@ from openclaw_memory.files.notes import (
     NoteText,
     WriteResult,
     append_daily,
+    append_note,
     read_note,
     read_transcript_lines,
     split_citation,
@@ -405,14 +406,21 @@ class MemoryIndex:
 
     # -- writing ------------------------------------------------------------------------------
     def write(self, content: str, *, target: Literal["daily", "memory"] = "daily",
-              now: datetime | None = None) -> WriteResult:
-        """Append a note to today's daily file (or MEMORY.md) and index it."""
+              now: datetime | None = None, area: str | None = None) -> WriteResult:
+        """Append a note to today's daily file (or MEMORY.md) and index it.
+
+        ``area``: a folder below ``memory/`` that is one user's or agent's own memory (see
+        :class:`~openclaw_memory.langchain.MemoryScope`): the daily file and ``MEMORY.md`` are
+        then the ones in that folder.
+        """
         limit = self.settings.sync.max_file_bytes
-        if target == "memory":
+        if area is not None and target == "memory":
+            result = append_note(self.workspace, f"{area}/MEMORY.md", content, max_file_bytes=limit)
+        elif target == "memory":
             result = write_memory_md(self.workspace, content, max_file_bytes=limit)
         else:
             result = append_daily(self.workspace, content, tz=self.settings.timezone, now=now,
-                                  max_file_bytes=limit)
+                                  max_file_bytes=limit, folder=area or "memory")
         self.freshness.mark("written through write()")
         if result.appended:
             self.sync()

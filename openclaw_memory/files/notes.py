@@ -40,6 +40,7 @@ __all__ = [
     "WriteReason",
     "WriteResult",
     "append_daily",
+    "append_note",
     "daily_note_path",
     "read_note",
     "read_transcript_lines",
@@ -241,9 +242,11 @@ def today(tz: str | None = None, now: datetime | None = None) -> date:
         return moment.astimezone(UTC).date()
 
 
-def daily_note_path(tz: str | None = None, now: datetime | None = None) -> str:
-    """Workspace-relative path of today's daily log, e.g. ``memory/2026-01-05.md``."""
-    return f"memory/{today(tz, now).isoformat()}.md"
+def daily_note_path(tz: str | None = None, now: datetime | None = None,
+                    folder: str = "memory") -> str:
+    """Workspace-relative path of today's daily log, e.g. ``memory/2026-01-05.md`` (or in a
+    scope's own ``folder`` below ``memory/``)."""
+    return f"{folder}/{today(tz, now).isoformat()}.md"
 
 
 def _zone(tz: str | None) -> tzinfo | None:
@@ -262,7 +265,7 @@ def _zone(tz: str | None) -> tzinfo | None:
 
 def append_daily(
     ws: Workspace, content: str, *, tz: str | None = None, now: datetime | None = None,
-    max_file_bytes: int | None = None,
+    max_file_bytes: int | None = None, folder: str = "memory",
 ) -> WriteResult:
     """Append a note to today's ``memory/YYYY-MM-DD.md``, creating it (and ``memory/``).
 
@@ -270,8 +273,16 @@ def append_daily(
     block is not written again: the result says ``duplicate`` and points at the existing copy.
     """
     body = _normalise_note(content)
-    resolved = ws.resolve(daily_note_path(tz, now), purpose="write")
+    resolved = ws.resolve(daily_note_path(tz, now, folder), purpose="write")
     return _append_block(ws, resolved, body, max_file_bytes)
+
+
+def append_note(ws: Workspace, rel_path: str, content: str, *,
+                max_file_bytes: int | None = None) -> WriteResult:
+    """Append a note as its own block to any memory file (e.g. a scope's own ``MEMORY.md``),
+    duplicates skipped as in :func:`append_daily`."""
+    resolved = ws.resolve(rel_path, purpose="write")
+    return _append_block(ws, resolved, _normalise_note(content), max_file_bytes)
 
 
 def write_memory_md(

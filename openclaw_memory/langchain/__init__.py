@@ -5,6 +5,7 @@ source of truth.
 """
 
 from openclaw_memory.langchain.retriever import OpenClawMemoryRetriever, format_docs
+from openclaw_memory.langchain.scope import MemoryScope, ScopedMemory, ScopeError
 from openclaw_memory.langchain.tools import (
     MemoryGetInput,
     MemoryGetTool,
@@ -20,12 +21,15 @@ __all__ = [
     "DEFAULT_FOLDER",
     "MemoryGetInput",
     "MemoryGetTool",
+    "MemoryScope",
     "MemorySearchInput",
     "MemorySearchTool",
     "MemoryWriteInput",
     "MemoryWriteTool",
     "OpenClawMemoryRetriever",
     "OpenClawMemoryVectorStore",
+    "ScopeError",
+    "ScopedMemory",
     "format_docs",
     "memory_tools",
 ]

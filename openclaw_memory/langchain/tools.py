@@ -11,10 +11,12 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any, Literal
 
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, ToolException
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from openclaw_memory.errors import (
     ContentError,
@@ -26,6 +28,13 @@ from openclaw_memory.errors import (
 from openclaw_memory.files.notes import NoteText, WriteResult
 from openclaw_memory.index import ChatType, MemoryIndex
 from openclaw_memory.langchain._common import CitationMode, citation_of, citations_enabled, hit_snippet
+from openclaw_memory.langchain.scope import (
+    MemoryScope,
+    ScopedMemory,
+    current_context,
+    resolve_chat_type,
+    stricter,
+)
 from openclaw_memory.search.snippets import citation
 from openclaw_memory.types import SearchResponse
 
@@ -130,10 +139,31 @@ def _as_tool_errors() -> Iterator[None]:
         raise ToolException(f"{exc}.") from None
 
 
-class _MemoryTool(BaseTool):
-    """Fields every memory tool shares: the index and the citation/scope policy."""
+@dataclass(frozen=True)
+class _Call:
+    """What one tool call acts on: the memory (index and area) and the chat it is for."""
 
-    index: MemoryIndex = Field(exclude=True)
+    memory: ScopedMemory
+    chat_type: ChatType
+    citations: CitationMode
+
+    @property
+    def cite(self) -> bool:
+        return citations_enabled(self.citations, self.chat_type)
+
+
+class _MemoryTool(BaseTool):
+    """Fields every memory tool shares: where memory is and the citation/scope policy.
+
+    Exactly one of ``index`` (one workspace for every call), ``scope`` (resolved from each
+    run: per-user namespaces or workspaces, see :class:`MemoryScope`) or ``bound`` (already
+    resolved, e.g. inside a flush turn) is set. The chat type of a call is the run's when the
+    run states one, and never less private than the tool's own ``chat_type``.
+    """
+
+    index: MemoryIndex | None = Field(None, exclude=True)
+    scope: MemoryScope | None = Field(None, exclude=True)
+    bound: ScopedMemory | None = Field(None, exclude=True)
     citations: CitationMode | None = None
     """None: the index's ``search.citations`` setting."""
     chat_type: ChatType = "direct"
@@ -142,9 +172,12 @@ class _MemoryTool(BaseTool):
     # Any: BaseTool also passes pydantic.v1 errors, which have the same ``errors()``.
     handle_validation_error: bool | str | Callable[[Any], str] | None = _validation_message
 
-    @property
-    def citation_mode(self) -> CitationMode:
-        return self.citations or self.index.settings.search.citations
+    @model_validator(mode="after")
+    def _one_target(self) -> _MemoryTool:
+        given = [name for name in ("index", "scope", "bound") if getattr(self, name) is not None]
+        if len(given) != 1:
+            raise ValueError("a memory tool takes exactly one of index=, scope= or bound=")
+        return self
 
     def scoped(self, chat_type: ChatType, citations: CitationMode | None = None) -> _MemoryTool:
         """This tool for a chat of ``chat_type``: its description and argument schema offer
@@ -156,9 +189,23 @@ class _MemoryTool(BaseTool):
     def _offer(self, chat_type: ChatType) -> dict[str, Any]:
         return {}
 
-    @property
-    def cite(self) -> bool:
-        return citations_enabled(self.citation_mode, self.chat_type)
+    def _call(self, config: RunnableConfig | None) -> _Call:
+        """Resolve this call's memory and chat type from the run."""
+        context = current_context()
+        with _as_tool_errors():
+            if self.bound is not None:
+                memory = self.bound
+            elif self.scope is not None:
+                memory = self.scope.resolve(config, context)
+            else:
+                assert self.index is not None  # the validator guarantees one target
+                memory = ScopedMemory(self.index)
+            try:
+                run_chat = resolve_chat_type(config, context, default=self.chat_type)
+            except ValueError as exc:
+                raise ToolException(f"{exc}.") from None
+        chat_type = stricter(run_chat, self.chat_type)
+        return _Call(memory, chat_type, self.citations or memory.settings.search.citations)
 
 
 # ---------------------------------------------------------------------- memory_search
@@ -180,18 +227,20 @@ class MemorySearchTool(_MemoryTool):
             return {"description": type(self).model_fields["description"].default}
         return {"description": _SHARED_SEARCH_DESCRIPTION}
 
-    def _run(self, query: str, max_results: int | None = None,
-             min_score: float | None = None) -> tuple[str, dict[str, Any]]:
+    def _run(self, query: str, max_results: int | None = None, min_score: float | None = None,
+             config: RunnableConfig | None = None) -> tuple[str, dict[str, Any]]:
         limit = None if max_results is None else max(1, min(max_results, _MAX_RESULTS_CAP))
         threshold = None if min_score is None else max(0.0, min(min_score, 1.0))
+        call = self._call(config)
         with _as_tool_errors():
-            response = self.index.search(query, max_results=limit, min_score=threshold,
-                                         chat_type=self.chat_type)
+            response = call.memory.search(query, max_results=limit, min_score=threshold,
+                                          chat_type=call.chat_type)
         _raise_if_empty(response)
-        return _compact(self._payload(response, explain=False)), self._payload(response, explain=True)
+        return (_compact(self._payload(call, response, explain=False)),
+                self._payload(call, response, explain=True))
 
-    def _payload(self, response: SearchResponse, *, explain: bool) -> dict[str, Any]:
-        cite = self.cite
+    def _payload(self, call: _Call, response: SearchResponse, *, explain: bool) -> dict[str, Any]:
+        cite = call.cite
         results = []
         for hit in response.results:
             item: dict[str, Any] = {"path": hit.path, "score": round(hit.score, 4),
@@ -204,7 +253,7 @@ class MemorySearchTool(_MemoryTool):
             results.append(item)
         out: dict[str, Any] = {"results": results, "provider": response.provider,
                                "model": response.model, "mode": response.mode,
-                               "citations": self.citation_mode}
+                               "citations": call.citations}
         for key in ("fallback", "warning", "action"):
             value = getattr(response, key)
             if value:
@@ -244,18 +293,19 @@ class MemoryGetTool(_MemoryTool):
     def _offer(self, chat_type: ChatType) -> dict[str, Any]:
         return {"args_schema": MemoryGetInput if chat_type == "direct" else SharedChatGetInput}
 
-    def _run(self, path: str, from_line: int | None = None,
-             lines: int | None = None) -> tuple[str, dict[str, Any]]:
+    def _run(self, path: str, from_line: int | None = None, lines: int | None = None,
+             config: RunnableConfig | None = None) -> tuple[str, dict[str, Any]]:
+        call = self._call(config)
         with _as_tool_errors():
-            note = self.index.get(path, from_line, lines, chat_type=self.chat_type)
-        payload = self._payload(note)
+            note = call.memory.get(path, from_line, lines, chat_type=call.chat_type)
+        payload = self._payload(call, note)
         return _compact(payload), payload
 
-    def _payload(self, note: NoteText) -> dict[str, Any]:
+    def _payload(self, call: _Call, note: NoteText) -> dict[str, Any]:
         out: dict[str, Any] = {"path": note.path, "text": note.text}
         if note.missing:
             out["missing"] = True
-        if self.cite:
+        if call.cite:
             out.update(from_line=note.start_line, end_line=note.end_line,
                        total_lines=note.total_lines)
             if note.end_line >= note.start_line:
@@ -279,25 +329,27 @@ class MemoryWriteTool(_MemoryTool):
         return {"description": f"{_WRITE_DESCRIPTION} Notes go to today's log.",
                 "args_schema": DailyWriteInput}
 
-    def _run(self, content: str, target: WriteTarget = "daily") -> tuple[str, dict[str, Any]]:
+    def _run(self, content: str, target: WriteTarget = "daily",
+             config: RunnableConfig | None = None) -> tuple[str, dict[str, Any]]:
+        call = self._call(config)
         restriction = self.write_target_restriction
         if restriction is not None and target != restriction:
             raise ToolException(f"Writing to {target!r} is not allowed here; call memory_write "
                                 f"again with target={restriction!r}.")
-        if target == "memory" and self.chat_type != "direct":
+        if target == "memory" and call.chat_type != "direct":
             # MEMORY.md is private: a group must not edit it, nor probe it through the
             # "duplicate" answer (which would confirm that a note is already there).
             raise ToolException("MEMORY.md is private and cannot be written from a group chat; "
                                 "use target='daily' instead.")
         with _as_tool_errors():
-            result = self.index.write(content, target=target)
-        payload = self._payload(result)
+            result = call.memory.write(content, target=target)
+        payload = self._payload(call, result)
         return _compact(payload), payload
 
-    def _payload(self, result: WriteResult) -> dict[str, Any]:
+    def _payload(self, call: _Call, result: WriteResult) -> dict[str, Any]:
         out: dict[str, Any] = {"path": result.path, "written": result.written,
                                "reason": result.reason}
-        if self.cite:
+        if call.cite:
             out.update(start_line=result.start_line, end_line=result.end_line,
                        citation=citation(result.path, result.start_line, result.end_line))
         return out
@@ -306,17 +358,24 @@ class MemoryWriteTool(_MemoryTool):
 # ---------------------------------------------------------------------- factory
 
 
-def memory_tools(index: MemoryIndex, *, citations: CitationMode | None = None,
+def memory_tools(memory: MemoryIndex | MemoryScope | ScopedMemory, *,
+                 citations: CitationMode | None = None,
                  chat_type: ChatType = "direct", allow_write: bool = True,
                  write_target_restriction: WriteTarget | None = None) -> list[BaseTool]:
-    """The memory tool set for one conversation, with its citation and scope policy applied.
+    """The memory tool set, with its citation and scope policy applied.
+
+    ``memory``: an index (one workspace for every call), a :class:`MemoryScope` (each call
+    finds its user's namespace or workspace in the run's config or context, so one graph
+    serves many users) or an already resolved :class:`ScopedMemory`.
 
     ``citations``: ``"on"``, ``"off"`` or ``"auto"`` (cite in direct chats only); ``None``
-    uses the index's ``search.citations`` setting. In ``group``/``channel`` chats MEMORY.md
-    is never returned or read. ``allow_write=False`` leaves out ``memory_write``;
-    ``write_target_restriction="daily"`` lets it append to today's log only.
+    uses the index's ``search.citations`` setting. In ``group``/``channel`` chats (given here
+    or by the run) MEMORY.md is never returned or read. ``allow_write=False`` leaves out
+    ``memory_write``; ``write_target_restriction="daily"`` lets it append to today's log only.
     """
-    common: dict[str, Any] = {"index": index, "citations": citations}
+    target = ("index" if isinstance(memory, MemoryIndex)
+              else "scope" if isinstance(memory, MemoryScope) else "bound")
+    common: dict[str, Any] = {target: memory, "citations": citations}
     tools: list[_MemoryTool] = [MemorySearchTool(**common), MemoryGetTool(**common)]
     if allow_write:
         tools.append(MemoryWriteTool(**common, write_target_restriction=write_target_restriction))

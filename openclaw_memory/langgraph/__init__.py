@@ -39,6 +39,7 @@ from openclaw_memory.langgraph.prompt import (
 )
 from openclaw_memory.langgraph.scope import current_context, resolve_chat_type
 from openclaw_memory.langgraph.state import MemoryAgentState, MemoryGraphState
+from openclaw_memory.langgraph.store import OpenClawMemoryStore
 
 __all__ = [
     "FLUSH_PROMPT",
@@ -57,6 +58,7 @@ __all__ = [
     "MemoryFlushMiddleware",
     "MemoryGraphState",
     "MemoryRecallPromptMiddleware",
+    "OpenClawMemoryStore",
     "SessionContext",
     "build_system_prompt",
     "compaction_node",

@@ -29,9 +29,11 @@ Two ways to use it:
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -47,6 +49,7 @@ from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.files.notes import daily_note_path, today
 from openclaw_memory.index import ChatType, MemoryIndex
 from openclaw_memory.langchain._common import CitationMode
+from openclaw_memory.langchain.scope import MemoryScope, ScopedMemory
 from openclaw_memory.langchain.tools import memory_tools
 from openclaw_memory.langgraph._common import (
     TokenCounter,
@@ -91,6 +94,10 @@ DEFAULT_CONTEXT_WINDOW = 200_000
 RESERVE_TOKENS_FLOOR = 20_000
 SOFT_THRESHOLD_TOKENS = 4_000
 _OVERFLOW_HALVINGS = 2
+# The memory of the run a flush step serves (set around each step: threads and tasks of
+# concurrent runs each see their own).
+_TARGET: contextvars.ContextVar[ScopedMemory | None] = contextvars.ContextVar(
+    "openclaw_memory_flush_target", default=None)
 FLUSH_RUN_NAME = "memory_flush_turn"
 """Name of the flush turn's (internal, traced-only) run; the graph step is ``memory_flush``."""
 CompactionDue = Callable[[Sequence[BaseMessage], int], bool]
@@ -170,7 +177,7 @@ class MemoryFlush:
     in ``status`` (``flush_failures``, ``last_flush_error``).
     """
 
-    def __init__(self, index: MemoryIndex, model: BaseChatModel, *,
+    def __init__(self, index: MemoryIndex | MemoryScope, model: BaseChatModel, *,
                  context_window: int | None = None,
                  reserve_tokens_floor: int = RESERVE_TOKENS_FLOOR,
                  soft_threshold_tokens: int = SOFT_THRESHOLD_TOKENS,
@@ -180,7 +187,9 @@ class MemoryFlush:
                  system_prompt: str | None = None, prompt: str | None = None,
                  clock: Callable[[], datetime] | None = None, max_attempts: int = 3,
                  retry_base_seconds: float = 2.0, retry_max_seconds: float = 60.0) -> None:
-        self.index = index
+        # A scope resolves per run (whose memory the notes go to); an index is every run's.
+        self.scope = index if isinstance(index, MemoryScope) else None
+        self._index = index if isinstance(index, MemoryIndex) else None
         self.model = model
         self.context_window = context_window or context_window_of(model) or DEFAULT_CONTEXT_WINDOW
         self.threshold = flush_threshold(self.context_window, reserve_tokens_floor,
@@ -197,6 +206,32 @@ class MemoryFlush:
         self.max_attempts = max(1, max_attempts)
         self.retry_base_seconds = max(0.0, retry_base_seconds)
         self.retry_max_seconds = max(self.retry_base_seconds, retry_max_seconds)
+
+    # -- whose memory -------------------------------------------------------------------------
+    @property
+    def memory(self) -> ScopedMemory:
+        """The memory this flush writes to: the run's (set around each step), else the index's."""
+        current = _TARGET.get()
+        if current is not None:
+            return current
+        if self._index is not None:
+            return ScopedMemory(self._index)
+        assert self.scope is not None
+        return self.scope.resolve(None, current_context())
+
+    @property
+    def index(self) -> MemoryIndex:
+        return self.memory.index
+
+    @contextlib.contextmanager
+    def _for_run(self, config: RunnableConfig | None, context: Any) -> Iterator[None]:
+        target = (self.scope.resolve(config, context) if self.scope is not None
+                  else ScopedMemory(self._index) if self._index is not None else None)
+        token = _TARGET.set(target)
+        try:
+            yield
+        finally:
+            _TARGET.reset(token)
 
     # -- deciding -----------------------------------------------------------------------------
     def skip_reason(self, state: Any) -> str | None:
@@ -295,7 +330,7 @@ class MemoryFlush:
 
     def _tools(self, chat_type: ChatType) -> list[BaseTool]:
         # The write tool itself refuses anything but today's daily log: a prompt is not a fence.
-        return memory_tools(self.index, citations=self.citations, chat_type=chat_type,
+        return memory_tools(self.memory, citations=self.citations, chat_type=chat_type,
                             allow_write=True, write_target_restriction="daily")
 
     def _turn(self, messages: Sequence[BaseMessage]) -> list[BaseMessage]:
@@ -308,7 +343,8 @@ class MemoryFlush:
         tz = self.index.settings.timezone
         now = self.clock()
         day = today(tz, now).isoformat()
-        text = self.prompt.replace("{path}", daily_note_path(tz, now)).replace("YYYY-MM-DD", day)
+        path = daily_note_path(tz, now, self.memory.area or "memory")
+        text = self.prompt.replace("{path}", path).replace("YYYY-MM-DD", day)
         if "Current time:" not in text:
             local = now.astimezone(ZoneInfo(tz) if tz else None)
             text += f"\nCurrent time: {local:%Y-%m-%d %H:%M} ({tz or local.tzname() or 'local'})."
@@ -318,35 +354,39 @@ class MemoryFlush:
     def update(self, state: Any, config: RunnableConfig | None = None,
                context: Any = None) -> dict[str, Any]:
         """The state update of a flush step: bookkeeping keys only, ``{}`` when nothing ran."""
-        if self._skipped(state):
-            return {}
-        report = self.run(state_messages(state), chat_type=resolve_chat_type(config, context))
-        return self._outcome(state, report)
+        with self._for_run(config, context):
+            if self._skipped(state):
+                return {}
+            report = self.run(state_messages(state), chat_type=resolve_chat_type(config, context))
+            return self._outcome(state, report)
 
     async def aupdate(self, state: Any, config: RunnableConfig | None = None,
                       context: Any = None) -> dict[str, Any]:
-        if self._skipped(state):
-            return {}
-        report = await self.arun(state_messages(state),
-                                 chat_type=resolve_chat_type(config, context))
-        return self._outcome(state, report)
+        with self._for_run(config, context):
+            if self._skipped(state):
+                return {}
+            report = await self.arun(state_messages(state),
+                                     chat_type=resolve_chat_type(config, context))
+            return self._outcome(state, report)
 
     def before_compaction(self, state: Any, config: RunnableConfig | None = None,
                           context: Any = None) -> dict[str, Any]:
         """Flush now, whatever the threshold or a backoff says, unless this cycle's flush ran
         (or gave up): the compaction about to run is the last chance."""
-        if self._last_chance_skip(state):
-            return {}
-        report = self.run(state_messages(state), chat_type=resolve_chat_type(config, context))
-        return self._final_outcome(state, report)
+        with self._for_run(config, context):
+            if self._last_chance_skip(state):
+                return {}
+            report = self.run(state_messages(state), chat_type=resolve_chat_type(config, context))
+            return self._final_outcome(state, report)
 
     async def abefore_compaction(self, state: Any, config: RunnableConfig | None = None,
                                  context: Any = None) -> dict[str, Any]:
-        if self._last_chance_skip(state):
-            return {}
-        report = await self.arun(state_messages(state),
-                                 chat_type=resolve_chat_type(config, context))
-        return self._final_outcome(state, report)
+        with self._for_run(config, context):
+            if self._last_chance_skip(state):
+                return {}
+            report = await self.arun(state_messages(state),
+                                     chat_type=resolve_chat_type(config, context))
+            return self._final_outcome(state, report)
 
     def _last_chance_skip(self, state: Any) -> bool:
         if not self.enabled or state_get(state, "memory_flush_compaction_count", None) == _cycle(state):
@@ -421,7 +461,7 @@ class MemoryFlush:
         return RunnableLambda(node, afunc=anode, name="memory_flush")
 
 
-def memory_flush_node(index: MemoryIndex, model: BaseChatModel,
+def memory_flush_node(index: MemoryIndex | MemoryScope, model: BaseChatModel,
                       **options: Any) -> Runnable[Any, dict[str, Any]]:
     """``MemoryFlush(index, model, **options).as_node()``: put it right before compaction.
 
@@ -499,7 +539,7 @@ class MemoryFlushMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
 
     state_schema = MemoryAgentState
 
-    def __init__(self, index: MemoryIndex, model: BaseChatModel | str, *,
+    def __init__(self, index: MemoryIndex | MemoryScope, model: BaseChatModel | str, *,
                  summarization: Any = None, **options: Any) -> None:
         super().__init__()
         chat_model = _chat_model(model)

@@ -16,9 +16,8 @@ indexed fields of the value (the store's ``index["fields"]``, or ``put(..., inde
 strings as paragraphs, anything else as ``field: JSON``. ``put(..., index=False)`` writes no
 body, so the item is stored and listed but never found by a query.
 
-Namespace labels become folder names, percent-encoded where a character is not safe in a
-path (so ``"a/b"`` is one folder ``a%2Fb``, never two); keys become file names through the
-same slug-plus-digest rule as the VectorStore's ids.
+Namespace labels become folder names (:mod:`openclaw_memory.files.namespaces`); keys become
+file names through the same slug-plus-digest rule as the VectorStore's ids.
 """
 
 from __future__ import annotations
@@ -28,18 +27,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-from urllib.parse import quote, unquote
 
 from langgraph.store.base import Item, get_text_at_path, tokenize_path
 
 from openclaw_memory.errors import ContentError
+from openclaw_memory.files.namespaces import ROOT, folder_of, namespace_of
 from openclaw_memory.langchain._docfile import file_name
 
 __all__ = ["ROOT", "StoredItem", "decode_item", "encode_item", "folder_of", "indexed_text",
            "item_path", "namespace_of"]
 
-ROOT = "memory"
-_SAFE = "-_~@+=,"  # besides letters and digits: readable, and safe in every file system
 _OPEN = "---\n"
 
 
@@ -54,22 +51,6 @@ class StoredItem:
     def as_item(self) -> Item:
         return Item(value=self.value, key=self.key, namespace=self.namespace,
                     created_at=self.created_at, updated_at=self.updated_at)
-
-
-def folder_of(namespace: Sequence[str]) -> str:
-    """``memory/<label>/<label>...`` for a namespace (empty: ``memory``)."""
-    return "/".join([ROOT, *(_label(part) for part in namespace)])
-
-
-def _label(part: str) -> str:
-    encoded = quote(part, safe=_SAFE)
-    # A leading dot would make a hidden folder (and "." / ".." are not names at all).
-    return "%2E" + encoded[1:] if encoded.startswith(".") else encoded
-
-
-def namespace_of(folder_parts: Sequence[str]) -> tuple[str, ...]:
-    """The namespace of a folder below ``memory/`` (its parts, decoded)."""
-    return tuple(unquote(part) for part in folder_parts)
 
 
 def item_path(namespace: Sequence[str], key: str) -> str:

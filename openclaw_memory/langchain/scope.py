@@ -34,7 +34,7 @@ from typing import Any, Literal, cast, get_args
 
 from langchain_core.runnables import RunnableConfig
 
-from openclaw_memory.errors import ConfigError, PathRefusedError
+from openclaw_memory.errors import ConfigError, OpenClawMemoryError
 from openclaw_memory.files.namespaces import folder_of
 from openclaw_memory.files.notes import NoteText, WriteResult
 from openclaw_memory.index import ChatType, MemoryIndex
@@ -147,7 +147,8 @@ class ScopedMemory:
             rel = path.split("#", 1)[0].strip().removeprefix("./")
             visible = self._visible(chat_type)
             if visible is not None and not visible(rel):
-                raise PathRefusedError(f"{rel} is not in this conversation's memory")
+                raise OpenClawMemoryError(f"{rel} is not in this conversation's memory; read a "
+                                          "path exactly as memory_search returned it")
         return self.index.get(path, from_line, lines, chat_type=chat_type)
 
     def write(self, content: str, *, target: Literal["daily", "memory"]) -> WriteResult:

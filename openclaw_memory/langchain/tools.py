@@ -49,6 +49,9 @@ __all__ = [
 ]
 
 WriteTarget = Literal["daily", "memory"]
+# LangChain passes the run's config to ``_run`` only when the parameter is annotated exactly
+# ``RunnableConfig`` (not Optional); a direct ``_run`` call without one gets this empty config.
+_NO_CONFIG: RunnableConfig = {}
 _MAX_RESULTS_CAP = 50
 
 
@@ -228,7 +231,7 @@ class MemorySearchTool(_MemoryTool):
         return {"description": _SHARED_SEARCH_DESCRIPTION}
 
     def _run(self, query: str, max_results: int | None = None, min_score: float | None = None,
-             config: RunnableConfig | None = None) -> tuple[str, dict[str, Any]]:
+             config: RunnableConfig = _NO_CONFIG) -> tuple[str, dict[str, Any]]:
         limit = None if max_results is None else max(1, min(max_results, _MAX_RESULTS_CAP))
         threshold = None if min_score is None else max(0.0, min(min_score, 1.0))
         call = self._call(config)
@@ -294,7 +297,7 @@ class MemoryGetTool(_MemoryTool):
         return {"args_schema": MemoryGetInput if chat_type == "direct" else SharedChatGetInput}
 
     def _run(self, path: str, from_line: int | None = None, lines: int | None = None,
-             config: RunnableConfig | None = None) -> tuple[str, dict[str, Any]]:
+             config: RunnableConfig = _NO_CONFIG) -> tuple[str, dict[str, Any]]:
         call = self._call(config)
         with _as_tool_errors():
             note = call.memory.get(path, from_line, lines, chat_type=call.chat_type)
@@ -330,7 +333,7 @@ class MemoryWriteTool(_MemoryTool):
                 "args_schema": DailyWriteInput}
 
     def _run(self, content: str, target: WriteTarget = "daily",
-             config: RunnableConfig | None = None) -> tuple[str, dict[str, Any]]:
+             config: RunnableConfig = _NO_CONFIG) -> tuple[str, dict[str, Any]]:
         call = self._call(config)
         restriction = self.write_target_restriction
         if restriction is not None and target != restriction:

@@ -169,7 +169,8 @@ class ScopedMemory:
 class MemoryScope:
     """Where memory calls go, resolved per call (see the module docstring).
 
-    Exactly one of ``namespace`` (with ``index``: one shared workspace) or ``workspace`` (a
+    Exactly one of ``namespace`` (in the shared ``index``; without one, in the index of the
+    running graph's :class:`~openclaw_memory.langgraph.OpenClawMemoryStore`) or ``workspace`` (a
     path template: one workspace per user, opened with ``settings``) is given. Templates use
     ``{name}`` placeholders filled from the run.
     """
@@ -184,8 +185,6 @@ class MemoryScope:
     def __post_init__(self) -> None:
         if (self.namespace is None) == (self.workspace is None):
             raise ConfigError("MemoryScope takes namespace= (with index=) or workspace=, one of them")
-        if self.namespace is not None and self.index is None:
-            raise ConfigError("MemoryScope(namespace=...) needs the shared index=")
         if self.namespace is not None and not self.namespace:
             raise ConfigError("a scope namespace needs at least one part")
 
@@ -198,9 +197,8 @@ class MemoryScope:
         values = run_values(config, context if context is not None else current_context())
         filled = {name: _safe_value(name, values) for name in self.placeholders()}
         if self.namespace is not None:
-            assert self.index is not None
             parts = tuple(part.format(**filled) for part in self.namespace)
-            return ScopedMemory(self.index, folder_of(parts))
+            return ScopedMemory(self.index or _graph_store_index(), folder_of(parts))
         root = Path(str(self.workspace).format(**filled)).expanduser().absolute()
         return ScopedMemory(self._open(root))
 
@@ -219,6 +217,23 @@ class MemoryScope:
             for memory in self._pool.values():
                 memory.close()
             self._pool.clear()
+
+
+def _graph_store_index() -> MemoryIndex:
+    """The index of the running graph's store, for a scope built without one (a deployed graph
+    gets its store from the server, after the module defining it was imported)."""
+    try:
+        from langgraph.config import get_store
+
+        store = get_store()
+    except (ImportError, RuntimeError):
+        store = None
+    memory = getattr(store, "memory", None)
+    if not isinstance(memory, MemoryIndex):
+        raise ScopeError("MemoryScope(namespace=...) without index= needs the graph to run with "
+                         "an OpenClawMemoryStore (create_agent(..., store=...), compile(store=...) "
+                         "or the server's custom store)")
+    return memory
 
 
 def _safe_value(name: str, values: Mapping[str, Any]) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -105,6 +106,26 @@ _CHECKPOINT_PAGES = 8192
 _WAL_SIZE_LIMIT = 64 * 1024 * 1024
 
 
+def _switch_to_wal(conn: Any, driver: DriverInfo, busy_timeout_ms: int) -> None:
+    """``journal_mode = wal``, retried while another process holds the lock.
+
+    Changing the journal mode needs an exclusive lock and SQLite does not call the busy
+    handler for it: two processes opening a new index at once would see "database is locked"
+    at once instead of waiting their turn.
+    """
+    deadline = time.monotonic() + busy_timeout_ms / 1000
+    delay = 0.005
+    while True:
+        try:
+            conn.execute("pragma journal_mode = wal")
+            return
+        except driver.module.OperationalError as exc:
+            if "locked" not in str(exc).lower() or time.monotonic() >= deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)
+
+
 def connect(path: Path | str, driver: DriverInfo, *, busy_timeout_ms: int, load_vec: bool) -> Any:
     """Open ``path`` in WAL mode with a busy timeout; load vec0 when asked and possible."""
     try:
@@ -117,7 +138,7 @@ def connect(path: Path | str, driver: DriverInfo, *, busy_timeout_ms: int, load_
             # Refuse a foreign database *before* switching it to WAL, which rewrites its
             # header: a mistyped --index must not modify another application's file.
             _refuse_foreign(conn)
-            conn.execute("pragma journal_mode = wal")
+            _switch_to_wal(conn, driver, busy_timeout_ms)
         conn.execute("pragma synchronous = normal")
         # Checkpoints (copying the WAL into the database, with an fsync) were ~40% of indexing
         # time at SQLite's default of every 1 000 pages, since sync commits once per file.

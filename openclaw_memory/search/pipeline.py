@@ -19,12 +19,12 @@ from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.errors import EmbeddingError, IndexCorruptError, StoreError
 from openclaw_memory.files.workspace import is_daily
 from openclaw_memory.search.coverage import keyword_coverage
+from openclaw_memory.search.keywords import candidate_query, keyword_candidates
 from openclaw_memory.search.querylimits import bound_query
 from openclaw_memory.search.ranking import Candidate, decay_multiplier, fuse, mmr_order
 from openclaw_memory.search.snippets import citation, clamp_snippet, with_source_line
-from openclaw_memory.search.textsearch import keyword_terms, match_expression
+from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.store import ChunkRow, Store
-from openclaw_memory.store.db import QueryTimeoutError
 from openclaw_memory.types import HitExplanation, SearchHit
 
 __all__ = ["SearchOutcome", "SearchRequest", "run_search"]
@@ -57,25 +57,6 @@ class SearchOutcome:
     embedding_error: EmbeddingError | None = None
     best_score: float | None = None
     extra: dict[str, object] = field(default_factory=dict)
-
-
-def _keyword_candidates(store: Store, query: str, limit: int, sources: Sequence[str],
-                        notes: list[str], timeout_s: float | None = None,
-                        ) -> list[tuple[int, float]]:
-    match = match_expression(query)
-    if match is None:
-        return []
-    try:
-        return store.keyword_search(match, limit, sources, timeout_s=timeout_s)
-    except QueryTimeoutError as exc:
-        notes.append(f"keyword search {exc} (search.query_timeout_seconds): too broad a query; "
-                     "answering from the vector side")
-        return []
-    except IndexCorruptError:
-        raise  # damage, not a query problem: the index repairs itself (MemoryIndex.search)
-    except StoreError as exc:
-        notes.append(f"keyword search failed: {exc}")
-        return []
 
 
 def _query_vector(provider: EmbeddingProvider, query: str) -> np.ndarray | None:
@@ -139,7 +120,7 @@ def _gather(store: Store, provider: EmbeddingProvider | None, request: SearchReq
     limit = min(200, max(1, request.max_results * settings.candidate_multiplier))
     found = _Candidates()
     if provider is None or settings.hybrid:
-        found.text_hits = _keyword_candidates(store, request.keywords, limit, request.sources, notes,
+        found.text_hits = keyword_candidates(store, request.keywords, limit, request.sources, notes,
                                               settings.query_timeout_seconds)
     if provider is not None:
         try:
@@ -148,7 +129,7 @@ def _gather(store: Store, provider: EmbeddingProvider | None, request: SearchReq
             found.error = exc
             notes.append(f"vector search unavailable: {exc}")
             if not settings.hybrid:
-                found.text_hits = _keyword_candidates(store, request.keywords, limit,
+                found.text_hits = keyword_candidates(store, request.keywords, limit,
                                                       request.sources, notes)
     if found.query_vector is not None:
         try:
@@ -159,7 +140,7 @@ def _gather(store: Store, provider: EmbeddingProvider | None, request: SearchReq
             notes.append(f"{exc}; answering keyword-only")
             found.query_vector = None
             if not found.text_hits:
-                found.text_hits = _keyword_candidates(store, request.keywords, limit,
+                found.text_hits = keyword_candidates(store, request.keywords, limit,
                                                       request.sources, notes)
     return found
 
@@ -173,10 +154,12 @@ def _lookups(store: Store, found: _Candidates, query: str) -> tuple[dict[int, fl
     extra_text: dict[int, float] = {}
     if found.query_vector is not None:
         extra_vector = store.cosines(found.query_vector, sorted(text_keys - vector_keys))
-    match = match_expression(query)
-    if match is not None and found.vector_hits:
+    # The same bounded expression as the candidate query: common words left out.
+    # The candidate query's own terms (common words left out), over the whole index.
+    plan = candidate_query(store, keyword_terms(query)) if found.vector_hits else None
+    if plan is not None and plan.expression is not None:
         try:
-            extra_text = store.keyword_scores(match, sorted(vector_keys - text_keys))
+            extra_text = store.keyword_scores(plan.expression, sorted(vector_keys - text_keys))
         except IndexCorruptError:
             raise
         except StoreError:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import re
 
-__all__ = ["fts_body", "keyword_terms", "match_expression"]
+__all__ = ["fts_body", "keyword_terms", "match_expression", "quote_term"]
 
 _CJK = (
     "\u2e80-\u2fff\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4ff"
@@ -80,9 +80,14 @@ def keyword_terms(query: str) -> list[str]:
     return list(dict.fromkeys(terms))
 
 
+def quote_term(term: str) -> str:
+    """One term as an FTS5 string: quoted, so no character in it is syntax."""
+    return '"' + term.replace('"', "") + '"'
+
+
 def match_expression(query: str) -> str | None:
     """An FTS5 MATCH string OR-ing every quoted term, or None when nothing is searchable."""
     terms = keyword_terms(query)
     if not terms:
         return None
-    return " OR ".join('"' + t.replace('"', "") + '"' for t in terms)
+    return " OR ".join(quote_term(t) for t in terms)

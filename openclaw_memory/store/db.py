@@ -175,6 +175,7 @@ class Store:
     _term_cache: dict[str, int]
     _term_cache_generation: int | None = None
     _term_cache_total: int | None = None
+    _sources_cache: tuple[int, set[str]] | None = None
 
     def generation(self) -> int:
         value = self.meta("generation")
@@ -323,18 +324,45 @@ class Store:
 
     # -- search ---------------------------------------------------------------------------
     def keyword_search(self, match: str, limit: int, sources: Sequence[str], *,
-                       timeout_s: float | None = None) -> list[tuple[int, float]]:
+                       timeout_s: float | None = None,
+                       min_rowid: int | None = None) -> list[tuple[int, float]]:
         """(rowid, bm25 rank) best first; bm25 is negative and lower is better.
+
+        ``min_rowid``: score only chunks from this rowid on (the newest ones; FTS5 skips the
+        rest of each doclist instead of scoring it).
 
         ``timeout_s`` bounds the query: past it SQLite is interrupted and
         :class:`QueryTimeoutError` raised (a broad OR of common words on a huge index).
         """
-        sql = (f"select f.rowid, bm25(chunks_fts) as r from chunks_fts f "
-               f"join chunks c on c.rowid = f.rowid where chunks_fts match ? "
-               f"and c.source in ({placeholders(len(sources))}) order by r limit ?")
+        window = "" if min_rowid is None else " and f.rowid >= ?"
+        window_params: tuple[object, ...] = () if min_rowid is None else (min_rowid,)
+        params: tuple[object, ...]
+        if self.sources_present() <= set(sources):
+            # Every chunk qualifies: no join, which read a chunks row per match before the LIMIT.
+            sql = (f"select f.rowid, bm25(chunks_fts) as r from chunks_fts f "
+                   f"where chunks_fts match ?{window} order by r limit ?")
+            params = (match, *window_params, limit)
+        else:
+            sql = (f"select f.rowid, bm25(chunks_fts) as r from chunks_fts f "
+                   f"join chunks c on c.rowid = f.rowid where chunks_fts match ?{window} "
+                   f"and c.source in ({placeholders(len(sources))}) order by r limit ?")
+            params = (match, *window_params, *sources, limit)
         with self._deadline(timeout_s):
-            rows = self.query(sql, (match, *sources, limit))
+            rows = self.query(sql, params)
         return [(int(a), float(b)) for a, b in rows]
+
+    def max_rowid(self) -> int:
+        """The newest chunk's rowid (0 when empty)."""
+        return int(self.query("select coalesce(max(rowid), 0) from chunks")[0][0])
+
+    def sources_present(self) -> set[str]:
+        """The sources of the indexed files (remembered per index generation)."""
+        generation = self.generation()
+        cached = self._sources_cache
+        if cached is None or cached[0] != generation:
+            found = {str(row[0]) for row in self.query("select distinct source from files")}
+            self._sources_cache = cached = (generation, found)
+        return set(cached[1])
 
     @contextlib.contextmanager
     def _deadline(self, seconds: float | None) -> Iterator[None]:
@@ -422,6 +450,17 @@ class Store:
         rows = self.query("select rowid from chunks_fts where chunks_fts match ? "
                           "and rowid between ? and ?", (quoted, min(wanted), max(wanted)))
         return {int(r[0]) for r in rows if r[0] in wanted}
+
+    def chunks_with_term_among(self, term: str, rowids: Sequence[int]) -> set[int]:
+        """:meth:`chunks_with_term` with the rowids listed: cheaper for a term in most chunks,
+        whose doclist over a wide rowid range is long (FTS5 seeks each listed rowid)."""
+        if not rowids:
+            return set()
+        wanted = sorted(set(rowids))
+        quoted = '"' + term.replace('"', "") + '"'
+        rows = self.query(f"select rowid from chunks_fts where chunks_fts match ? "
+                          f"and rowid in ({placeholders(len(wanted))})", (quoted, *wanted))
+        return {int(r[0]) for r in rows}
 
     def cosines(self, query: FloatArray, rowids: Sequence[int]) -> dict[int, float]:
         """Cosine of the query with the stored vectors of the given chunks."""

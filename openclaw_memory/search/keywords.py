@@ -1,0 +1,93 @@
+"""The keyword side's candidate pool, bounded so that common words do not scan the index.
+
+FTS5 answers an OR query by scoring every chunk that matches any term, before the LIMIT: a
+question with a word found in a third of 100 000 chunks scores 30 000 chunks (about 100 ms),
+while that word's BM25 weight is small next to the question's rarer words. So the query is
+planned from the terms' chunk counts (:meth:`Store.term_statistics`, kept per index
+generation), to score at most about :data:`MATCH_BUDGET` chunks:
+
+* the rarest terms are OR-ed, as many as fit in the budget together; the rest (words found
+  everywhere) are left out of the candidate query but still count in keyword coverage;
+* when even the rarest term is found in more chunks than the budget (a question of common
+  words only), the OR of all terms is scored among the newest chunks, as many as are
+  expected to hold about :data:`WINDOW_BUDGET` matches: older notes stay reachable through
+  the vector side and through any rarer word;
+* within the budget (any index of at most that many chunks) the query is the full OR, as before;
+* the join on ``chunks`` that filters by source is skipped when every chunk in the index is of
+  a requested source (reading a row per match before the LIMIT was half the cost).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from openclaw_memory.errors import IndexCorruptError, StoreError
+from openclaw_memory.search.textsearch import keyword_terms, quote_term
+from openclaw_memory.store import Store
+from openclaw_memory.store.db import QueryTimeoutError
+
+__all__ = ["LOOKUP_ABOVE", "MATCH_BUDGET", "WINDOW_BUDGET", "CandidateQuery", "candidate_query",
+           "keyword_candidates"]
+
+# Chunks the candidate query may score (FTS5 scores about 10 000 matches per millisecond
+# here when it needs no join). At 100k chunks this keeps the pool of a question's own chunk
+# as it was (benchmarks/keyword_cost.py) while a word found everywhere is left out.
+MATCH_BUDGET = 20_000
+# A question of common words only is scored among the newest chunks expected to hold this
+# many matches: BM25 has little to rank by there, and the vector side sees every chunk.
+WINDOW_BUDGET = 4_000
+# Coverage looks a term found in more chunks than this up chunk by chunk among the candidates
+# rather than walking its doclist over their rowid range.
+LOOKUP_ABOVE = 2_000
+
+
+@dataclass(frozen=True)
+class CandidateQuery:
+    """The MATCH expression of the candidate query and the oldest rowid it may score."""
+
+    expression: str | None
+    min_rowid: int | None = None  # a question of common words only: the newest chunks
+
+
+def candidate_query(store: Store, terms: Sequence[str]) -> CandidateQuery:
+    if not terms:
+        return CandidateQuery(None)
+    total, containing = store.term_statistics(terms)
+    if total <= MATCH_BUDGET or sum(containing.values()) <= MATCH_BUDGET:
+        return CandidateQuery(" OR ".join(quote_term(t) for t in terms))  # cheap as it is
+    ordered = sorted(terms, key=lambda t: containing[t])
+    chosen: list[str] = []
+    matches = 0
+    for term in ordered:
+        if matches + containing[term] > MATCH_BUDGET:
+            break
+        chosen.append(term)
+        matches += containing[term]
+    if chosen:
+        return CandidateQuery(" OR ".join(quote_term(t) for t in chosen))
+    newest = store.max_rowid()
+    share = min(1.0, sum(containing[t] for t in terms) / max(1, total))
+    window = max(WINDOW_BUDGET, int(WINDOW_BUDGET / share)) if share > 0 else total
+    return CandidateQuery(" OR ".join(quote_term(t) for t in terms), max(0, newest - window))
+
+
+def keyword_candidates(store: Store, query: str, limit: int, sources: Sequence[str],
+                       notes: list[str], timeout_s: float | None = None,
+                       ) -> list[tuple[int, float]]:
+    """(rowid, bm25) of the best keyword matches, best first; never raises for the query."""
+    try:
+        plan = candidate_query(store, keyword_terms(query))
+        if plan.expression is None:
+            return []
+        return store.keyword_search(plan.expression, limit, sources, timeout_s=timeout_s,
+                                    min_rowid=plan.min_rowid)
+    except QueryTimeoutError as exc:
+        notes.append(f"keyword search {exc} (search.query_timeout_seconds): too broad a query; "
+                     "answering from the vector side")
+        return []
+    except IndexCorruptError:
+        raise  # damage, not a query problem: the index repairs itself (MemoryIndex.search)
+    except StoreError as exc:
+        notes.append(f"keyword search failed: {exc}")
+        return []

@@ -1,0 +1,78 @@
+"""The keyword side scores a bounded number of chunks: common words leave the candidate query,
+a question of common words only is scored among the newest chunks, and small indexes keep the
+full query. Budgets are lowered here so that a small index shows what 100k chunks do."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from openclaw_memory import MemoryIndex
+from openclaw_memory.search import keywords
+from openclaw_memory.search.coverage import keyword_coverage
+from openclaw_memory.search.keywords import candidate_query, keyword_candidates
+from openclaw_memory.search.textsearch import keyword_terms
+
+
+@pytest.fixture()
+def memory(tmp_path: Path) -> Iterator[MemoryIndex]:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    for day in range(1, 41):
+        extra = " The zebra migration plan was approved." if day == 7 else ""
+        (ws / "memory" / f"2026-01-{day:02d}.md" if day <= 31 else
+         ws / "memory" / f"2026-02-{day - 31:02d}.md").write_text(
+            f"# Day {day}\n\nTeam meeting notes: project status update number {day}.{extra}\n",
+            encoding="utf-8")
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite", embedding={"provider": "none"}) as index:
+        index.sync()
+        yield index
+
+
+def test_a_small_index_keeps_the_full_query(memory: MemoryIndex) -> None:
+    plan = candidate_query(memory.store, keyword_terms("zebra meeting project"))
+    assert plan.expression == '"zebra" OR "meeting" OR "project"' and plan.min_rowid is None
+
+
+def test_words_found_everywhere_leave_the_candidate_query(memory: MemoryIndex,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(keywords, "MATCH_BUDGET", 10)
+    store = memory.store
+    plan = candidate_query(store, keyword_terms("zebra meeting project"))
+    assert plan.expression == '"zebra"' and plan.min_rowid is None
+    pool = keyword_candidates(store, "zebra meeting project", 5, ("memory",), [])
+    top = store.chunks([pool[0][0]])[pool[0][0]]
+    assert top.path == "memory/2026-01-07.md"
+
+
+def test_a_question_of_common_words_only_is_scored_among_the_newest_chunks(
+        memory: MemoryIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(keywords, "MATCH_BUDGET", 10)
+    monkeypatch.setattr(keywords, "WINDOW_BUDGET", 10)
+    store = memory.store
+    plan = candidate_query(store, keyword_terms("meeting project status"))
+    assert plan.min_rowid is not None and plan.min_rowid > 0
+    pool = keyword_candidates(store, "meeting project status", 5, ("memory",), [])
+    assert len(pool) == 5 and all(rowid >= plan.min_rowid for rowid, _ in pool)
+
+
+def test_the_source_filter_without_a_join_returns_what_the_join_did(memory: MemoryIndex) -> None:
+    store = memory.store
+    assert store.sources_present() == {"memory"}
+    plain = store.keyword_search('"meeting" OR "zebra"', 10, ("memory",))
+    joined = store.keyword_search('"meeting" OR "zebra"', 10, ("memory", "sessions"))
+    assert plain == joined and plain
+    assert store.keyword_search('"meeting"', 10, ("sessions",)) == []
+
+
+def test_coverage_by_lookup_equals_coverage_by_range(memory: MemoryIndex,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    store = memory.store
+    keys = [rowid for rowid, _ in store.keyword_search('"meeting"', 40, ("memory",))]
+    exact = keyword_coverage(store, "zebra meeting status", keys, bounded=False)
+    monkeypatch.setattr(keywords, "LOOKUP_ABOVE", 5)
+    monkeypatch.setattr("openclaw_memory.search.coverage.LOOKUP_ABOVE", 5)
+    assert keyword_coverage(store, "zebra meeting status", keys) == exact
+    assert store.chunks_with_term_among("zebra", keys) == store.chunks_with_term("zebra", keys)

@@ -191,8 +191,14 @@ class StoreSettings(_Frozen):
     path: Path | None = Field(None, description="Index file; None = per-workspace file in state dir.")
     vector_backend: Literal["auto", "vec0", "numpy"] = Field(
         "auto",
-        description="auto: sqlite-vec when it loads, else the numpy matrix; both rank identically.",
+        description="auto: queries are answered from an in-memory matrix of the vectors (3-15x "
+                    "faster than a vec0 scan) while it fits in max_matrix_mb, else by sqlite-vec's "
+                    "vec0 table, which is kept on disk whenever sqlite-vec loads; all paths rank "
+                    "identically.",
     )
+    max_matrix_mb: int = Field(
+        1024, ge=0, description="auto: the largest vector matrix kept in memory (MB); a larger "
+                                "index is searched through vec0 (0: always vec0 when it loads).")
     fts_tokenizer: Literal["unicode61", "porter"] = Field(
         "porter", description="FTS5 tokenizer; CJK is split into characters before indexing."
     )

@@ -131,7 +131,8 @@ class MemoryIndex:
         def make() -> Store:
             return Store(self.index_path, vector_backend=store_settings.vector_backend,
                          fts_tokenizer=store_settings.fts_tokenizer,
-                         busy_timeout_ms=store_settings.busy_timeout_ms)
+                         busy_timeout_ms=store_settings.busy_timeout_ms,
+                         max_matrix_mb=store_settings.max_matrix_mb)
         try:
             return make()
         except IndexCorruptError as exc:
@@ -285,7 +286,8 @@ class MemoryIndex:
         if self._background is None:
             cfg = self.settings.store
             store = Store(self.index_path, vector_backend=cfg.vector_backend,
-                          fts_tokenizer=cfg.fts_tokenizer, busy_timeout_ms=cfg.busy_timeout_ms)
+                          fts_tokenizer=cfg.fts_tokenizer, busy_timeout_ms=cfg.busy_timeout_ms,
+                          max_matrix_mb=cfg.max_matrix_mb)
             raw = self.provider_choice().provider
             # Its own cache wrapper: a rebuild points the wrapper at its temporary database.
             cached = raw is not None and self.settings.embedding.cache

@@ -89,9 +89,12 @@ class Store:
     """An open index file. Thread-safe: one connection guarded by a re-entrant lock."""
 
     def __init__(self, path: Path, *, vector_backend: str = "auto", fts_tokenizer: str = "unicode61",
-                 busy_timeout_ms: int = 10_000) -> None:
+                 busy_timeout_ms: int = 10_000, max_matrix_mb: int = 1024) -> None:
         self.path = path
         self.driver: DriverInfo = probe_driver(vector_backend != "numpy")
+        self.vector_backend = vector_backend
+        self.max_matrix_bytes = max_matrix_mb * 1024 * 1024
+        # vec0 is kept up to date whenever it loads (the on-disk index, and auto's fallback).
         self.vector_path = "vec0" if self.driver.vec_loadable else "numpy"
         if vector_backend == "vec0" and not self.driver.vec_loadable:
             self.vector_reason = f"vec0 requested but unavailable: {self.driver.reason}"
@@ -124,6 +127,8 @@ class Store:
         except self.driver.errors as exc:
             self._conn.close()
             raise IndexCorruptError(f"the index file is not a usable database: {exc}") from exc
+        if vector_backend == "auto":
+            self.vector_path, self.vector_reason = self._auto_path()
 
     # -- plumbing -------------------------------------------------------------------------
     def close(self) -> None:
@@ -176,6 +181,7 @@ class Store:
     _term_cache_generation: int | None = None
     _term_cache_total: int | None = None
     _sources_cache: tuple[int, set[str]] | None = None
+    _auto_generation: int | None = None
 
     def generation(self) -> int:
         value = self.meta("generation")
@@ -476,9 +482,34 @@ class Store:
                 out[int(rowid)] = float(v @ q)
         return out
 
+    def _auto_path(self) -> tuple[str, str]:
+        """Which path ``auto`` answers with now, and why (shown by ``status``)."""
+        vectors, dims = self._vector_shape()
+        size = vectors * dims * 4
+        if not self.driver.vec_loadable:
+            return "numpy", f"in-memory matrix ({self.driver.reason})"
+        if size <= self.max_matrix_bytes:
+            return "numpy", (f"auto: in-memory matrix of {vectors} vectors ({size / 1e6:.0f} MB, "
+                             f"store.max_matrix_mb {self.max_matrix_bytes // 1048576}); vec0 kept on "
+                             f"disk ({self.driver.reason})")
+        return "vec0", (f"auto: {vectors} vectors ({size / 1e6:.0f} MB) exceed store.max_matrix_mb "
+                        f"{self.max_matrix_bytes // 1048576}: vec0 scan ({self.driver.reason})")
+
+    def _vector_shape(self) -> tuple[int, int]:
+        """(chunks, dimensions): an upper bound of the matrix, without reading every row."""
+        try:
+            count = self._conn.execute("select count(*) from chunks").fetchone()[0]
+            one = self._conn.execute("select length(embedding) from chunks "
+                                     "where embedding is not null limit 1").fetchone()
+        except self.driver.errors:
+            return 0, 0
+        return int(count or 0), int(one[0]) // 4 if one else 0
+
     def vector_search(self, query: FloatArray, k: int, sources: Sequence[str]) -> VectorHits:
         with self._lock:
             try:
+                if self.vector_backend == "auto":
+                    self._refresh_auto_path()
                 if self.vector_path == "vec0":
                     return self._vec0.search(self._conn, query, k, sources)
                 return self._numpy.search(self._conn, query, k, sources, self.generation())
@@ -488,6 +519,14 @@ class Store:
                 raise StoreError(f"vector search failed: {exc}") from exc
             except ValueError as exc:  # numpy: a matrix of another dimension
                 raise StoreError(f"vector search failed: {exc}") from exc
+
+    def _refresh_auto_path(self) -> None:
+        generation = self.generation()
+        if self._auto_generation != generation:
+            self.vector_path, self.vector_reason = self._auto_path()
+            self._auto_generation = generation
+            if self.vector_path == "vec0":
+                self._numpy.release()  # over the budget: do not keep a matrix around
 
     # -- embedding cache (the CacheBackend protocol of embeddings.cache) -----------------
     def get_many(self, provider_id: str, model: str, provider_key: str,
@@ -540,6 +579,7 @@ class Store:
             other._conn.backup(self._conn)
             self._numpy.invalidate()
             self._vec0 = Vec0Vectors()
+            self._auto_generation = None
 
     def refresh(self) -> None:
         """Drop cached vector state: another connection replaced the database wholesale
@@ -547,6 +587,7 @@ class Store:
         with self._lock:
             self._numpy.invalidate()
             self._vec0 = Vec0Vectors()
+            self._auto_generation = None
 
     def prune_cache(self, max_entries: int) -> int:
         with self.write() as conn:

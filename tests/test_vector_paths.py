@@ -1,0 +1,98 @@
+"""``vector_backend="auto"`` answers from the in-memory matrix while it fits the budget (vec0
+stays on disk as the fallback), ranks exactly as vec0 does, and keeps its matrix up to date
+incrementally."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from openclaw_memory.store import Store
+from openclaw_memory.store.vectors import NumpyVectors
+from openclaw_memory.types import Chunk, MemoryFile
+
+DIMS = 8
+
+
+def add(store: Store, name: str, n: int, rng: np.random.Generator) -> None:
+    path = f"memory/{name}.md"
+    chunks = [Chunk(path, "memory", i + 1, i + 1, f"line {i} of {name}", f"h-{name}-{i}") for i in range(n)]
+    vectors = rng.standard_normal((n, DIMS)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    store.replace_file(MemoryFile(path, "memory", 1, n, 1), f"hash-{name}", chunks, vectors, "m")
+
+
+def same(a: list[tuple[int, float]], b: list[tuple[int, float]]) -> bool:
+    return [r for r, _ in a] == [r for r, _ in b] and np.allclose([s for _, s in a], [s for _, s in b],
+                                                                  atol=1e-5)
+
+
+def unit(rng: np.random.Generator) -> np.ndarray:
+    v = rng.standard_normal(DIMS).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+@pytest.fixture()
+def rng() -> np.random.Generator:
+    return np.random.default_rng(3)
+
+
+def test_auto_answers_from_memory_and_keeps_vec0_on_disk(tmp_path: Path, rng: np.random.Generator) -> None:
+    store = Store(tmp_path / "i.sqlite")
+    add(store, "a", 30, rng)
+    query = unit(rng)
+    hits = store.vector_search(query, 5, ("memory",))
+    assert store.vector_path == "numpy" and "in-memory matrix of" in store.vector_reason
+    if store.driver.vec_loadable:
+        assert "vec0 kept on disk" in store.vector_reason
+        vec0 = Store(tmp_path / "i.sqlite", vector_backend="vec0")
+        assert same(vec0.vector_search(query, 5, ("memory",)), hits)
+        vec0.close()
+    store.close()
+
+
+def test_auto_falls_back_to_vec0_past_the_memory_budget(tmp_path: Path, rng: np.random.Generator) -> None:
+    probe = Store(tmp_path / "probe.sqlite")
+    if not probe.driver.vec_loadable:
+        pytest.skip("sqlite-vec does not load here")
+    probe.close()
+    store = Store(tmp_path / "i.sqlite", max_matrix_mb=0)
+    add(store, "a", 30, rng)
+    query = unit(rng)
+    hits = store.vector_search(query, 5, ("memory",))
+    assert store.vector_path == "vec0" and "exceed store.max_matrix_mb" in store.vector_reason
+    numpy_store = Store(tmp_path / "i.sqlite", vector_backend="numpy")
+    assert same(numpy_store.vector_search(query, 5, ("memory",)), hits)
+    store.close()
+    numpy_store.close()
+
+
+def test_the_matrix_follows_adds_deletes_and_backfills_without_a_full_reload(
+        tmp_path: Path, rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = Store(tmp_path / "i.sqlite", vector_backend="numpy")
+    add(store, "a", 20, rng)
+    add(store, "b", 20, rng)
+    query = unit(rng)
+    store.vector_search(query, 3, ("memory",))
+    full_loads = []
+    original = NumpyVectors._load
+
+    def counting(self: NumpyVectors, conn: object, sources: object) -> object:
+        full_loads.append(1)
+        return original(self, conn, sources)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(NumpyVectors, "_load", counting)
+    store.delete_files(["memory/a.md"])
+    add(store, "c", 15, rng)
+    add(store, "b", 10, rng)  # replaced: old rows gone, new rowids
+    incremental = store.vector_search(query, 40, ("memory",))
+    assert full_loads == []
+    fresh = Store(tmp_path / "i.sqlite", vector_backend="numpy")
+    assert same(fresh.vector_search(query, 40, ("memory",)), incremental)
+    assert len(incremental) == 25
+    rows = store.chunks([rowid for rowid, _ in incremental])
+    assert {row.path for row in rows.values()} == {"memory/b.md", "memory/c.md"}
+    store.close()
+    fresh.close()

@@ -429,23 +429,22 @@ class Store:
         """(chunks in the index, chunks containing each term), counted by FTS5.
 
         Remembered per index generation: the counts only change when the index does, and a
-        common term's doclist is long to walk at 100k chunks.
+        common term's doclist is long to walk at 100k chunks. Safe across threads: the cache
+        is replaced whole when the generation moves, never reset under a reader.
         """
         generation = self.generation()
         with self._lock:
-            if self._term_cache_generation != generation:
-                self._term_cache = {}
+            if self._term_cache_generation != generation or self._term_cache_total is None:
+                total = int(self.query("select count(*) from chunks")[0][0])
+                self._term_cache, self._term_cache_total = {}, total
                 self._term_cache_generation = generation
-                self._term_cache_total = None
-            cache = self._term_cache
-        if self._term_cache_total is None:
-            self._term_cache_total = int(self.query("select count(*) from chunks")[0][0])
-        for term in terms:
-            if term not in cache:
-                quoted = '"' + term.replace('"', "") + '"'
-                cache[term] = int(self.query(
-                    "select count(*) from chunks_fts where chunks_fts match ?", (quoted,))[0][0])
-        return self._term_cache_total, {t: cache[t] for t in terms}
+            cache, total = self._term_cache, self._term_cache_total
+            for term in terms:
+                if term not in cache:
+                    quoted = '"' + term.replace('"', "") + '"'
+                    cache[term] = int(self.query(
+                        "select count(*) from chunks_fts where chunks_fts match ?", (quoted,))[0][0])
+            return total, {t: cache[t] for t in terms}
 
     def chunks_with_term(self, term: str, rowids: Sequence[int]) -> set[int]:
         """Which of ``rowids`` contain ``term`` (as FTS5 tokenises it: stems, CJK pairs)."""

@@ -164,8 +164,13 @@ class NumpyVectors:
     def search(self, conn: Any, query: FloatArray, k: int, sources: Sequence[str],
                generation: int) -> VectorHits:
         rowids, matrix = self.matrix(conn, generation, sources)
-        if matrix.shape[0] == 0 or matrix.shape[1] != query.shape[0]:
+        if matrix.shape[0] == 0:
             return []
+        if matrix.shape[1] != query.shape[0]:
+            # Another process rebuilt the index with other vectors: say so (the search answers
+            # keyword-only and notes why) rather than silently finding nothing.
+            raise ValueError(f"the index holds {matrix.shape[1]}-dimensional vectors, the "
+                             f"query has {query.shape[0]}")
         scores = matrix @ query.astype(np.float32)
         k = min(k, scores.shape[0])
         top = np.argpartition(-scores, k - 1)[:k]

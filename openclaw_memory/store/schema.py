@@ -63,9 +63,12 @@ def _fts_ddl(tokenizer: str) -> str:
 
 def check_identity(conn: Any) -> int:
     """The schema version of an index of ours; IndexCorruptError for anything else."""
+    # Tables first: each statement reads its own snapshot, and another process may create the
+    # index between two of them. Our tables and our application id commit together, so once
+    # the tables are seen, the header read after them carries the id.
+    tables = {r[0] for r in conn.execute("select name from sqlite_master where type='table'")}
     app_id = conn.execute("pragma application_id").fetchone()[0]
     version = int(conn.execute("pragma user_version").fetchone()[0])
-    tables = {r[0] for r in conn.execute("select name from sqlite_master where type='table'")}
     if app_id not in (0, APPLICATION_ID) or (app_id == 0 and tables):
         raise IndexCorruptError("the index file is an SQLite database of another application")
     if version > SCHEMA_VERSION:

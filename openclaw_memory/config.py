@@ -82,6 +82,9 @@ class EmbeddingSettings(_Frozen):
     timeout_seconds: float = Field(60.0, gt=0, description="Timeout of one HTTP request.")
     local_model_path: Path | None = Field(None, description="Override the bundled ONNX model file.")
     local_threads: int = Field(2, ge=1, description="onnxruntime intra-op threads for `local`.")
+    local_model_cache: bool = Field(
+        True, description="Keep a ready copy of the local model in the cache directory (about "
+                          "85 MB, private to the user): cold starts load it in ~0.13 s instead of ~0.95 s.")
     local_max_windows: int = Field(
         1, ge=1, le=32,
         description="256-wordpiece windows embedded per text and mean-pooled (1 = truncate: "

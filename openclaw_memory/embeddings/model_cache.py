@@ -65,6 +65,15 @@ def load_or_build(path: Path, build: Callable[[], Any], *, detach: Callable[[Any
     return model, False
 
 
+def _prune_older(path: Path) -> None:
+    """Copies built for another version of the package, numpy or Python are dead weight."""
+    family = path.name.split("-", 3)[:3]  # e.g. use-multilingual-v3
+    for other in path.parent.glob("-".join(family) + "-*.pickle"):
+        if other != path:
+            with contextlib.suppress(OSError):
+                other.unlink()
+
+
 def _trusted(path: Path) -> bool:
     """Ours and private: owned by this user, not writable by group or others (file and folder)."""
     try:
@@ -106,6 +115,7 @@ def _save(path: Path, model: Any, detach: Callable[[Any], None],
                     pickle.dump(model, out, protocol=5)
                 os.chmod(tmp, 0o600)
                 os.replace(tmp, path)  # readers see the old file or the whole new one
+                _prune_older(path)
             except BaseException:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)

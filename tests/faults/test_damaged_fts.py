@@ -48,3 +48,29 @@ def test_a_search_that_hits_damage_repairs_the_index_and_answers(tmp_path: Path)
         assert response.results
         assert any("damaged" in n for n in response.notes)
         assert not [n for n in response.notes if n.startswith("keyword search failed")]
+
+
+class _CountingConnection:
+    """Forwards everything to the real connection and counts FTS5 integrity checks."""
+
+    def __init__(self, conn: object) -> None:
+        self._conn = conn
+        self.checks = 0
+
+    def execute(self, sql: str, *args: object) -> object:
+        if "integrity-check" in sql:
+            self.checks += 1
+        return self._conn.execute(sql, *args)  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._conn, name)
+
+
+def test_the_keyword_index_is_verified_once_per_opened_index_not_on_every_sync(tmp_path: Path) -> None:
+    write_workspace(tmp_path / "ws", files=8)
+    with _open(tmp_path / "ws", tmp_path / "i.sqlite") as memory:
+        counting = _CountingConnection(memory.store._conn)
+        memory.store._conn = counting  # type: ignore[assignment]
+        for _ in range(3):
+            memory.sync()
+        assert counting.checks == 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -21,8 +22,8 @@ from openclaw_memory.errors import ContentError, WorkspaceError
 from openclaw_memory.files.atomic import swap_in
 from openclaw_memory.files.workspace import ResolvedPath, Workspace
 
-__all__ = ["StoredDocument", "decode_document", "encode_document", "file_name", "remove_file",
-           "write_file"]
+__all__ = ["StoredDocument", "check_json", "decode_document", "encode_document", "file_name",
+           "read_header", "remove_file", "write_file"]
 
 # Types that come back from JSON as exactly the same type and value. Subclasses (enums,
 # numpy scalars) and tuples would come back as something else, so they are refused instead.
@@ -59,7 +60,7 @@ def encode_document(doc_id: str, metadata: Mapping[str, Any], page_content: str)
         raise ContentError("document ids must be non-empty strings")
     if not isinstance(page_content, str):
         raise ContentError(f"page_content must be a str, got {type(page_content).__name__}")
-    _check_json(metadata, "metadata")
+    check_json(metadata, "metadata")
     # No sort_keys: insertion order is part of what round-trips, and the same input always
     # produces the same bytes anyway (which keeps re-adding a document a no-op).
     header = json.dumps({"id": doc_id, "metadata": metadata}, ensure_ascii=False)
@@ -71,8 +72,9 @@ def encode_document(doc_id: str, metadata: Mapping[str, Any], page_content: str)
         ) from None
 
 
-def decode_document(data: bytes) -> StoredDocument | None:
-    """The document in ``data``, or ``None`` when the file is not one of ours."""
+def read_header(data: bytes) -> tuple[dict[str, Any], str] | None:
+    """(the one-line JSON header, the text after the closing marker) of a file in this format
+    (the VectorStore's documents, the LangGraph store's items), or None for any other file."""
     try:
         text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError:
@@ -91,26 +93,36 @@ def decode_document(data: bytes) -> StoredDocument | None:
         header = json.loads(text[len(opener):header_end])  # JSON ignores a trailing "\r"
     except ValueError:
         return None
-    if not isinstance(header, dict):
+    return (header, rest[len(closer):]) if isinstance(header, dict) else None
+
+
+def decode_document(data: bytes) -> StoredDocument | None:
+    """The document in ``data``, or ``None`` when the file is not one of ours."""
+    found = read_header(data)
+    if found is None:
         return None
+    header, body = found
     doc_id, metadata = header.get("id"), header.get("metadata")
     if not isinstance(doc_id, str) or not isinstance(metadata, dict):
         return None
-    return StoredDocument(doc_id, metadata, rest[len(closer):])
+    return StoredDocument(doc_id, metadata, body)
 
 
-def _check_json(value: Any, where: str) -> None:
+def check_json(value: Any, where: str) -> None:
+    """Refuse anything that would not read back identical from the JSON header."""
+    if type(value) is float and not math.isfinite(value):
+        raise ContentError(f"{where} is {value!r}; JSON has no NaN or infinity")
     if type(value) in _SCALARS:
         return
     if type(value) is list:
         for i, item in enumerate(value):
-            _check_json(item, f"{where}[{i}]")
+            check_json(item, f"{where}[{i}]")
         return
     if type(value) is dict:
         for key, item in value.items():
             if type(key) is not str:
                 raise ContentError(f"{where} has a non-string key {key!r}; JSON keys are strings")
-            _check_json(item, f"{where}[{key!r}]")
+            check_json(item, f"{where}[{key!r}]")
         return
     raise ContentError(
         f"{where} has type {type(value).__name__}; only str, int, float, bool, None, list and "

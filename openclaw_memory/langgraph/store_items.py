@@ -32,7 +32,7 @@ from langgraph.store.base import Item, get_text_at_path, tokenize_path
 
 from openclaw_memory.errors import ContentError
 from openclaw_memory.files.namespaces import ROOT, folder_of, namespace_of
-from openclaw_memory.langchain._docfile import file_name
+from openclaw_memory.langchain._docfile import check_json, file_name, read_header
 
 __all__ = ["ROOT", "StoredItem", "decode_item", "encode_item", "folder_of", "indexed_text",
            "item_path", "namespace_of"]
@@ -86,7 +86,9 @@ def _render(value: Mapping[str, Any]) -> str:
 def encode_item(item: StoredItem, index: Sequence[str] | bool | None,
                 fields: Sequence[str] | None) -> bytes:
     """The file bytes of an item (``index``: the put's own ``index`` argument)."""
-    _check_json(item.value)
+    if not isinstance(item.value, dict):
+        raise ContentError(f"a store value is a dict, got {type(item.value).__name__}")
+    check_json(item.value, "the value")
     header = {"store": {"namespace": list(item.namespace), "key": item.key, "value": item.value,
                         "created_at": item.created_at.isoformat(),
                         "updated_at": item.updated_at.isoformat(),
@@ -106,20 +108,8 @@ def encode_item(item: StoredItem, index: Sequence[str] | bool | None,
 
 def decode_item(data: bytes) -> StoredItem | None:
     """The item in a file, or None when the file is not a store item (a person's note)."""
-    try:
-        text = data.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError:
-        return None
-    if not text.startswith(_OPEN):
-        return None
-    end = text.find("\n", len(_OPEN))
-    if end < 0:
-        return None
-    try:
-        header = json.loads(text[len(_OPEN):end])
-    except ValueError:
-        return None
-    store = header.get("store") if isinstance(header, dict) else None
+    found = read_header(data)
+    store = found[0].get("store") if found is not None else None
     if not isinstance(store, dict):
         return None
     try:
@@ -128,25 +118,3 @@ def decode_item(data: bytes) -> StoredItem | None:
                           datetime.fromisoformat(store["updated_at"]))
     except (KeyError, TypeError, ValueError):
         return None
-
-
-def _check_json(value: Any) -> None:
-    if not isinstance(value, dict):
-        raise ContentError(f"a store value is a dict, got {type(value).__name__}")
-    try:
-        round_trip = json.loads(json.dumps(value, ensure_ascii=False, allow_nan=False))
-    except (TypeError, ValueError) as exc:
-        raise ContentError(f"this value cannot be stored as JSON: {exc}") from None
-    if round_trip != value or not _same_types(round_trip, value):
-        raise ContentError("this value would not read back identical from JSON (tuples, "
-                           "non-string keys, numpy or enum values); store plain JSON types")
-
-
-def _same_types(a: Any, b: Any) -> bool:
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(_same_types(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return all(_same_types(x, y) for x, y in zip(a, b, strict=True))
-    return True

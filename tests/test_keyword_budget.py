@@ -75,4 +75,5 @@ def test_coverage_by_lookup_equals_coverage_by_range(memory: MemoryIndex,
     monkeypatch.setattr(keywords, "LOOKUP_ABOVE", 5)
     monkeypatch.setattr("openclaw_memory.search.coverage.LOOKUP_ABOVE", 5)
     assert keyword_coverage(store, "zebra meeting status", keys) == exact
-    assert store.chunks_with_term_among("zebra", keys) == store.chunks_with_term("zebra", keys)
+    assert store.chunks_with_term("zebra", keys, listed=True) == store.chunks_with_term("zebra", keys)
+    assert store.chunks_with_term("meeting", keys[:3], listed=True) == set(keys[:3])

@@ -43,7 +43,6 @@ def keyword_coverage(store: Store, query: str, keys: Sequence[int], *,
     covered = dict.fromkeys(keys, 0.0)
     for term, weight in weights.items():
         common = bounded and containing[term] > LOOKUP_ABOVE
-        found = store.chunks_with_term_among(term, keys) if common else store.chunks_with_term(term, keys)
-        for key in found:
+        for key in store.chunks_with_term(term, keys, listed=common):
             covered[key] += weight
     return {key: min(1.0, value / mass) for key, value in covered.items()}

@@ -452,26 +452,25 @@ class Store:
                         "select count(*) from chunks_fts where chunks_fts match ?", (quoted,))[0][0])
             return total, {t: cache[t] for t in terms}
 
-    def chunks_with_term(self, term: str, rowids: Sequence[int]) -> set[int]:
-        """Which of ``rowids`` contain ``term`` (as FTS5 tokenises it: stems, CJK pairs)."""
-        if not rowids:
-            return set()
-        wanted = set(rowids)
-        quoted = '"' + term.replace('"', "") + '"'
-        rows = self.query("select rowid from chunks_fts where chunks_fts match ? "
-                          "and rowid between ? and ?", (quoted, min(wanted), max(wanted)))
-        return {int(r[0]) for r in rows if r[0] in wanted}
+    def chunks_with_term(self, term: str, rowids: Sequence[int], *, listed: bool = False) -> set[int]:
+        """Which of ``rowids`` contain ``term`` (as FTS5 tokenises it: stems, CJK pairs).
 
-    def chunks_with_term_among(self, term: str, rowids: Sequence[int]) -> set[int]:
-        """:meth:`chunks_with_term` with the rowids listed: cheaper for a term in most chunks,
-        whose doclist over a wide rowid range is long (FTS5 seeks each listed rowid)."""
+        By default FTS5 walks the term's doclist over the rowids' range, cheap for a rare term;
+        ``listed`` names each rowid instead (FTS5 seeks them), cheaper for a term found in most
+        chunks, whose doclist over a wide range is long.
+        """
         if not rowids:
             return set()
         wanted = sorted(set(rowids))
         quoted = '"' + term.replace('"', "") + '"'
-        rows = self.query(f"select rowid from chunks_fts where chunks_fts match ? "
-                          f"and rowid in ({placeholders(len(wanted))})", (quoted, *wanted))
-        return {int(r[0]) for r in rows}
+        if listed:
+            sql = f"rowid in ({placeholders(len(wanted))})"
+            params: tuple[object, ...] = (quoted, *wanted)
+        else:
+            sql, params = "rowid between ? and ?", (quoted, wanted[0], wanted[-1])
+        rows = self.query(f"select rowid from chunks_fts where chunks_fts match ? and {sql}", params)
+        found = {int(r[0]) for r in rows}
+        return found & set(wanted)
 
     def cosines(self, query: FloatArray, rowids: Sequence[int]) -> dict[int, float]:
         """Cosine of the query with the stored vectors of the given chunks."""

@@ -36,10 +36,31 @@ def test_every_setting_can_come_from_the_environment(workspace: Path) -> None:
     assert settings.embedding.headers == {"X-Team": "a"} and settings.chunking.tokens == 200
     assert settings.extra_paths == (Path("/a"), Path("/b"))
     assert origin.sources["search.max_results"] == "environment OPENCLAW_MEMORY_SEARCH__MAX_RESULTS"
-    # Every documented setting has an environment name of the documented form.
+
+
+
+def _env_text(value: object) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict | list | tuple):
+        return json.dumps([str(v) for v in value] if isinstance(value, tuple) else value)
+    return str(value.get_secret_value() if hasattr(value, "get_secret_value") else value)
+
+
+def test_every_setting_has_an_environment_variable_of_the_documented_form(workspace: Path) -> None:
+    defaults = MemorySettings(workspace=workspace)
     for name in setting_names():
+        if name == "workspace":
+            continue
+        group, _, field = name.partition(".")
+        value = getattr(getattr(defaults, group), field) if field else getattr(defaults, group)
         variable = "OPENCLAW_MEMORY_" + name.upper().replace(".", "__")
-        assert load_settings(workspace, environ={variable: "none"} if name == "timezone" else {})
+        settings, origin = load_settings(workspace, environ={variable: _env_text(value)})
+        assert origin.sources[name] == f"environment {variable}", name
+        group_value = getattr(settings, group)
+        assert (getattr(group_value, field) if field else group_value) == value, name
 
 
 def test_none_or_empty_clears_an_optional_setting(workspace: Path) -> None:
@@ -102,7 +123,10 @@ def test_a_bad_name_or_value_names_its_source(workspace: Path, env: dict[str, st
 
 
 def test_other_openclaw_memory_variables_are_not_settings(workspace: Path) -> None:
-    load_settings(workspace, environ={"OPENCLAW_MEMORY_STATE_DIR": "/x", "OPENCLAW_MEMORY_DISABLE_VEC": "1"})
+    _, origin = load_settings(workspace, environ={"OPENCLAW_MEMORY_STATE_DIR": "/x",
+                                                  "OPENCLAW_MEMORY_CACHE_DIR": "/y",
+                                                  "OPENCLAW_MEMORY_DISABLE_VEC": "1"})
+    assert set(origin.sources) == {"workspace"}
 
 
 def test_memory_index_open_merges_the_layers_and_status_shows_where_each_came_from(

@@ -183,3 +183,26 @@ def test_the_flush_writes_to_the_memory_of_the_run_it_serves(index: MemoryIndex,
     assert (base / "alice" / f"{day}.md").read_text("utf-8").strip() == "Plan: to climb"
     assert (base / "bob" / f"{day}.md").read_text("utf-8").strip() == "Plan: to sail"
     assert not (tmp_path / "ws" / "memory" / f"{day}.md").exists()
+
+
+def test_the_flush_middleware_in_one_agent_writes_each_users_notes_to_their_own_memory(
+        index: MemoryIndex, tmp_path: Path) -> None:
+    from openclaw_memory.langgraph import MemoryFlushMiddleware
+
+    def flush_brain(messages: list[BaseMessage]) -> AIMessage:
+        if isinstance(messages[-1], ToolMessage):
+            return ai("NO_REPLY")
+        said = " ".join(str(m.content) for m in messages if isinstance(m, HumanMessage))
+        fact = re.search(r"my plan is ([^.]+)", said)
+        return ai("", call("memory_write", content=f"Plan: {fact.group(1) if fact else '?'}"))
+
+    scope = MemoryScope(index, namespace=("users", "{user_id}"))
+    flush = MemoryFlushMiddleware(scope, ScriptedChatModel(script=[flush_brain], repeat_last=True),
+                                  context_window=40, reserve_tokens_floor=0, soft_threshold_tokens=0)
+    agent = create_agent(model(), tools=memory_tools(scope), middleware=[flush])
+    for user, plan in (("alice", "to climb"), ("bob", "to sail")):
+        answer(agent, f"By the way, my plan is {plan}. " + "filler " * 50, user, user)
+    base = tmp_path / "ws" / "memory" / "users"
+    day = today().isoformat()
+    assert (base / "alice" / f"{day}.md").read_text("utf-8").strip() == "Plan: to climb"
+    assert (base / "bob" / f"{day}.md").read_text("utf-8").strip() == "Plan: to sail"

@@ -253,8 +253,9 @@ class MemoryIndex:
         return replace(report, warnings=(*report.warnings, self.empty_hint()))
 
     def workspace_is_empty(self) -> bool:
-        """No file is indexed (and so no search can answer anything)."""
-        return not self.store.counts().get("files")
+        """No file is indexed (and so no search can answer anything). One row read, not a count:
+        it runs on every search that finds nothing."""
+        return not self.store.query("select 1 from files limit 1")
 
     def empty_hint(self) -> str:
         return empty_workspace_hint(self.settings.workspace, extra_paths=self.settings.extra_paths)

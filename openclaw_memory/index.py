@@ -354,8 +354,13 @@ class MemoryIndex:
                min_score: float | None = None, sources: tuple[str, ...] | None = None,
                chat_type: ChatType = "direct",
                path_filter: Callable[[str], bool] | None = None,
+               path_prefix: str | None = None,
                now: datetime | None = None) -> SearchResponse:
-        """Hybrid search. Never raises for query text or provider failures."""
+        """Hybrid search. Never raises for query text or provider failures.
+
+        ``path_prefix``: only files under this folder (e.g. ``"memory/users/alice/"``), applied
+        inside the candidate queries; ``path_filter`` is a predicate applied to the ranked pool.
+        """
         stale = self.freshness.for_search()  # never waits for a sync, except the first build
         s = self.settings.search
         choice = self.provider_choice()
@@ -367,7 +372,7 @@ class MemoryIndex:
             min_score=min_score,
             sources=sources or default_sources, citations=citations,
             now=now or datetime.now(UTC),
-            path_filter=self._scope_filter(chat_type, path_filter))
+            path_filter=self._scope_filter(chat_type, path_filter), path_prefix=path_prefix)
         try:
             outcome = run_search(self.store, self.provider, request, s)
         except IndexCorruptError as exc:

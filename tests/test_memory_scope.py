@@ -206,3 +206,27 @@ def test_the_flush_middleware_in_one_agent_writes_each_users_notes_to_their_own_
     day = today().isoformat()
     assert (base / "alice" / f"{day}.md").read_text("utf-8").strip() == "Plan: to climb"
     assert (base / "bob" / f"{day}.md").read_text("utf-8").strip() == "Plan: to sail"
+
+
+@pytest.mark.parametrize("backend", ["numpy", "vec0"])
+def test_a_user_is_found_among_many_users_with_the_same_words(tmp_path: Path, backend: str) -> None:
+    from faults.embedders import HashingEmbedder
+
+    ws = tmp_path / "crowded"
+    for n in range(80):  # 80 users, each with a note in the very same words
+        folder = ws / "memory" / "users" / f"u{n:02d}"
+        folder.mkdir(parents=True)
+        (folder / "2026-01-05.md").write_text(f"- My locker code is {1000 + n} at the climbing gym.\n",
+                                              encoding="utf-8")
+    with MemoryIndex.open(ws, index_path=tmp_path / f"{backend}.sqlite", embedder=HashingEmbedder(32),
+                          store={"vector_backend": backend}) as memory:
+        memory.sync()
+        if memory.store.vector_path != backend:
+            pytest.skip("sqlite-vec does not load here")
+        scope = MemoryScope(memory, namespace=("users", "{user_id}"))
+        search = memory_tools(scope)[0]
+        for user in ("u07", "u42", "u79"):
+            found = json.loads(search.invoke({"query": "locker code climbing gym", "max_results": 2},
+                                             {"configurable": {"user_id": user}}))["results"]
+            assert found and {hit["path"] for hit in found} == {f"memory/users/{user}/2026-01-05.md"}
+            assert str(1000 + int(user[1:])) in found[0]["snippet"]

@@ -139,7 +139,8 @@ class ScopedMemory:
     def search(self, query: str, *, max_results: int | None, min_score: float | None,
                chat_type: ChatType) -> SearchResponse:
         return self.index.search(query, max_results=max_results, min_score=min_score,
-                                 chat_type=chat_type, path_filter=self._visible(chat_type))
+                                 chat_type=chat_type, path_filter=self._visible(chat_type),
+                                 path_prefix=None if self.area is None else self.area + "/")
 
     def get(self, path: str, from_line: int | None, lines: int | None, *,
             chat_type: ChatType) -> NoteText:

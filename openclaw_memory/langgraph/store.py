@@ -182,7 +182,7 @@ class OpenClawMemoryStore(BaseStore):
         wanted = op.offset + op.limit
         fetch = min(_MAX_FETCH, max(wanted * 4, 20))
         while True:
-            response = self.memory.search(op.query or "", max_results=fetch,
+            response = self.memory.search(op.query or "", max_results=fetch, path_prefix=prefix,
                                           path_filter=lambda path: path.startswith(prefix))
             ranked: dict[str, SearchItem] = {}
             for hit in response.results:  # best first: an item's best chunk scores it

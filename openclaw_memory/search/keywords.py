@@ -73,15 +73,15 @@ def candidate_query(store: Store, terms: Sequence[str]) -> CandidateQuery:
 
 
 def keyword_candidates(store: Store, query: str, limit: int, sources: Sequence[str],
-                       notes: list[str], timeout_s: float | None = None,
-                       ) -> list[tuple[int, float]]:
+                       notes: list[str], timeout_s: float | None = None, *,
+                       path_prefix: str | None = None) -> list[tuple[int, float]]:
     """(rowid, bm25) of the best keyword matches, best first; never raises for the query."""
     try:
         plan = candidate_query(store, keyword_terms(query))
         if plan.expression is None:
             return []
         return store.keyword_search(plan.expression, limit, sources, timeout_s=timeout_s,
-                                    min_rowid=plan.min_rowid)
+                                    min_rowid=plan.min_rowid, path_prefix=path_prefix)
     except QueryTimeoutError as exc:
         notes.append(f"keyword search {exc} (search.query_timeout_seconds): too broad a query; "
                      "answering from the vector side")

@@ -43,6 +43,9 @@ class SearchRequest:
     path_filter: Callable[[str], bool] | None = None
     keyword_query: str | None = None
     """The query as the keyword side searches it (its terms bounded); None: ``query``."""
+    path_prefix: str | None = None
+    """Only files under this folder are candidates (one user's memory in a shared workspace):
+    applied inside the candidate queries, so other folders never crowd the pool."""
 
     @property
     def keywords(self) -> str:
@@ -67,14 +70,14 @@ def _query_vector(provider: EmbeddingProvider, query: str) -> np.ndarray | None:
 
 
 def _exact_keyword_keys(store: Store, query: str, keys: Sequence[int],
-                        sources: Sequence[str]) -> set[int]:
+                        sources: Sequence[str], path_prefix: str | None = None) -> set[int]:
     """Chunks among ``keys`` that contain every search term of the query."""
     terms = keyword_terms(query)
     if not terms or not keys:
         return set()
     expr = " AND ".join('"' + t + '"' for t in terms)
     try:
-        rows = store.keyword_search(expr, 200, sources)
+        rows = store.keyword_search(expr, 200, sources, path_prefix=path_prefix)
     except IndexCorruptError:
         raise
     except StoreError:
@@ -121,7 +124,8 @@ def _gather(store: Store, provider: EmbeddingProvider | None, request: SearchReq
     found = _Candidates()
     if provider is None or settings.hybrid:
         found.text_hits = keyword_candidates(store, request.keywords, limit, request.sources, notes,
-                                              settings.query_timeout_seconds)
+                                              settings.query_timeout_seconds,
+                                              path_prefix=request.path_prefix)
     if provider is not None:
         try:
             found.query_vector = _query_vector(provider, request.query)
@@ -130,10 +134,12 @@ def _gather(store: Store, provider: EmbeddingProvider | None, request: SearchReq
             notes.append(f"vector search unavailable: {exc}")
             if not settings.hybrid:
                 found.text_hits = keyword_candidates(store, request.keywords, limit,
-                                                      request.sources, notes)
+                                                      request.sources, notes,
+                                                      path_prefix=request.path_prefix)
     if found.query_vector is not None:
         try:
-            found.vector_hits = store.vector_search(found.query_vector, limit, request.sources)
+            found.vector_hits = store.vector_search(found.query_vector, limit, request.sources,
+                                                    path_prefix=request.path_prefix)
         except IndexCorruptError:
             raise
         except StoreError as exc:  # answer from the keyword side rather than not at all
@@ -141,7 +147,8 @@ def _gather(store: Store, provider: EmbeddingProvider | None, request: SearchReq
             found.query_vector = None
             if not found.text_hits:
                 found.text_hits = keyword_candidates(store, request.keywords, limit,
-                                                      request.sources, notes)
+                                                      request.sources, notes,
+                                                      path_prefix=request.path_prefix)
     return found
 
 
@@ -235,7 +242,8 @@ def run_search(store: Store, provider: EmbeddingProvider | None, request: Search
     # term stays (OpenClaw complaint: 0.35 dropped exact hits), and so does the best keyword
     # hit, except where absolute scores decide relevance (an off-topic question's best
     # keyword hit shares a common word, nothing more).
-    rescued = _exact_keyword_keys(store, request.keywords, [c.key for c in below], request.sources)
+    rescued = _exact_keyword_keys(store, request.keywords, [c.key for c in below], request.sources,
+                                  request.path_prefix)
     if absolute:
         closed = _gate(fused, settings) if request.min_score is None else None
         if closed is not None:

@@ -331,12 +331,14 @@ class Store:
 
     # -- search ---------------------------------------------------------------------------
     def keyword_search(self, match: str, limit: int, sources: Sequence[str], *,
-                       timeout_s: float | None = None,
-                       min_rowid: int | None = None) -> list[tuple[int, float]]:
+                       timeout_s: float | None = None, min_rowid: int | None = None,
+                       path_prefix: str | None = None) -> list[tuple[int, float]]:
         """(rowid, bm25 rank) best first; bm25 is negative and lower is better.
 
         ``min_rowid``: score only chunks from this rowid on (the newest ones; FTS5 skips the
-        rest of each doclist instead of scoring it).
+        rest of each doclist instead of scoring it). ``path_prefix``: only chunks of files
+        under it (one user's folder), applied before the LIMIT so that other folders' matches
+        never crowd it out.
 
         ``timeout_s`` bounds the query: past it SQLite is interrupted and
         :class:`QueryTimeoutError` raised (a broad OR of common words on a huge index).
@@ -344,7 +346,14 @@ class Store:
         window = "" if min_rowid is None else " and f.rowid >= ?"
         window_params: tuple[object, ...] = () if min_rowid is None else (min_rowid,)
         params: tuple[object, ...]
-        if self.sources_present() <= set(sources):
+        if path_prefix is not None:
+            low, high = prefix_range(path_prefix)
+            sql = (f"select f.rowid, bm25(chunks_fts) as r from chunks_fts f "
+                   f"join chunks c on c.rowid = f.rowid where chunks_fts match ?{window} "
+                   f"and c.path >= ? and c.path < ? "
+                   f"and c.source in ({placeholders(len(sources))}) order by r limit ?")
+            params = (match, *window_params, low, high, *sources, limit)
+        elif self.sources_present() <= set(sources):
             # Every chunk qualifies: no join, which read a chunks row per match before the LIMIT.
             sql = (f"select f.rowid, bm25(chunks_fts) as r from chunks_fts f "
                    f"where chunks_fts match ?{window} order by r limit ?")
@@ -509,14 +518,28 @@ class Store:
             return 0, 0
         return int(count or 0), int(one[0]) // 4 if one else 0
 
-    def vector_search(self, query: FloatArray, k: int, sources: Sequence[str]) -> VectorHits:
+    def vector_search(self, query: FloatArray, k: int, sources: Sequence[str], *,
+                      path_prefix: str | None = None) -> VectorHits:
+        """The ``k`` nearest chunks; ``path_prefix`` restricts them to files under it before
+        the top ``k`` are taken (exactly on the matrix; vec0, which cannot filter by path,
+        is asked for more and filtered, so there it is best effort)."""
         with self._lock:
             try:
                 if self.vector_backend == "auto":
                     self._refresh_auto_path()
+                if path_prefix is None:
+                    if self.vector_path == "vec0":
+                        return self._vec0.search(self._conn, query, k, sources)
+                    return self._numpy.search(self._conn, query, k, sources, self.generation())
+                low, high = prefix_range(path_prefix)
+                inside = [int(r[0]) for r in self._conn.execute(
+                    "select rowid from chunks where path >= ? and path < ?", (low, high))]
                 if self.vector_path == "vec0":
-                    return self._vec0.search(self._conn, query, k, sources)
-                return self._numpy.search(self._conn, query, k, sources, self.generation())
+                    wanted = set(inside)
+                    hits = self._vec0.search(self._conn, query, min(4096, k * 20), sources)
+                    return [hit for hit in hits if hit[0] in wanted][:k]
+                return self._numpy.search(self._conn, query, k, sources, self.generation(),
+                                          among=inside)
             except self.driver.errors as exc:  # e.g. vectors of another dimension
                 if _is_corruption(exc):
                     raise IndexCorruptError(f"the index file is damaged: {exc}") from exc
@@ -601,6 +624,11 @@ class Store:
                 "delete from embedding_cache where rowid in (select rowid from embedding_cache "
                 "order by updated_at desc limit -1 offset ?)", (max_entries,))
             return int(cur.rowcount)
+
+
+def prefix_range(prefix: str) -> tuple[str, str]:
+    """[low, high) bounds of the paths starting with ``prefix``, for the ``chunks_path`` index."""
+    return prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\U0010ffff"
 
 
 def _record_session(conn: Any, state: SessionState) -> None:

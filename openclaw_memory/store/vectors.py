@@ -162,8 +162,14 @@ class NumpyVectors:
             return self._rowids, self._matrix
 
     def search(self, conn: Any, query: FloatArray, k: int, sources: Sequence[str],
-               generation: int) -> VectorHits:
+               generation: int, among: Sequence[int] | None = None) -> VectorHits:
+        """Top ``k`` by cosine, over every row or only the rowids ``among``."""
         rowids, matrix = self.matrix(conn, generation, sources)
+        if among is not None and matrix.shape[0]:
+            wanted = np.asarray(sorted(among), dtype=np.int64)
+            at = np.searchsorted(rowids, wanted)
+            at = at[(at < len(rowids)) & (rowids[np.minimum(at, len(rowids) - 1)] == wanted)]
+            rowids, matrix = rowids[at], matrix[at]
         if matrix.shape[0] == 0:
             return []
         if matrix.shape[1] != query.shape[0]:

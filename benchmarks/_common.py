@@ -142,7 +142,7 @@ def _render(words: list[str], rng: np.random.Generator, day: date) -> str:
 
 
 def make_corpus(n_chunks: int | None = None, *, n_files: int | None = None, n_queries: int = 200,
-                words: tuple[int, int] = (300, 900), seed: int = 7) -> Corpus:
+                words: tuple[int, int] = (300, 900), seed: int = 7, dims: int = DIMS) -> Corpus:
     """Deterministic daily-log files, grown until ``n_chunks`` chunks or ``n_files`` files.
 
     Files hold ``words`` words (by default 300-900: 1-7 chunks of 400 tokens with 80 overlap, like real daily
@@ -165,8 +165,8 @@ def make_corpus(n_chunks: int | None = None, *, n_files: int | None = None, n_qu
             texts.append(chunk.text)
             topic_of.append(topic)
         day += timedelta(days=1)
-    centroids = rng.standard_normal((vocab.topics, DIMS)).astype(np.float32)
-    vectors = centroids[topic_of] + 0.9 * rng.standard_normal((len(texts), DIMS)).astype(np.float32)
+    centroids = rng.standard_normal((vocab.topics, dims)).astype(np.float32)
+    vectors = centroids[topic_of] + 0.9 * rng.standard_normal((len(texts), dims)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     targets = rng.choice(len(texts), size=min(n_queries, len(texts)), replace=False)
     queries: list[str] = []
@@ -176,7 +176,7 @@ def make_corpus(n_chunks: int | None = None, *, n_files: int | None = None, n_qu
         while not query or query in queries:  # each query text maps to one vector
             query = " ".join(rng.choice(content, size=min(3, len(content)), replace=False))
         queries.append(query)
-    qv = vectors[targets] + 0.06 * rng.standard_normal((len(targets), DIMS)).astype(np.float32)
+    qv = vectors[targets] + 0.06 * rng.standard_normal((len(targets), dims)).astype(np.float32)
     qv /= np.linalg.norm(qv, axis=1, keepdims=True)
     return Corpus(files, texts, vectors.astype(np.float32), queries, qv.astype(np.float32))
 
@@ -197,7 +197,7 @@ class PrecomputedProvider(EmbeddingProvider):
     max_input_tokens = 1 << 20
 
     def __init__(self, table: dict[str, FloatArray], name: str = "bench") -> None:
-        super().__init__(dims=DIMS)
+        super().__init__(dims=len(next(iter(table.values()))) if table else DIMS)
         self.table = table
         self.model = f"precomputed-{name}"
         self.provider_key = provider_key_for(self.id, name=name)

@@ -196,8 +196,8 @@ class StoreSettings(_Frozen):
         "auto",
         description="auto: queries are answered from an in-memory matrix of the vectors (3-15x "
                     "faster than a vec0 scan) while it fits in max_matrix_mb, else by sqlite-vec's "
-                    "vec0 table, which is kept on disk whenever sqlite-vec loads; all paths rank "
-                    "identically.",
+                    "vec0 table, built from the stored vectors by the sync that outgrows the "
+                    "budget; all paths rank identically.",
     )
     max_matrix_mb: int = Field(
         1024, ge=0, description="auto: the largest vector matrix kept in memory (MB); a larger "

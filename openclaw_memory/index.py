@@ -79,7 +79,7 @@ class MemoryIndex:
     ...     memory.search("what database did we choose?").results
     """
 
-    def __init__(self, settings: MemorySettings, *, index_path: Path | None = None,
+    def __init__(self, settings: MemorySettings, *, index_path: str | os.PathLike[str] | None = None,
                  embedder: EmbeddingProvider | None = None,
                  origin: SettingsOrigin | None = None) -> None:
         self.settings = settings
@@ -91,7 +91,7 @@ class MemoryIndex:
             sessions_dir=settings.sessions.resolved_directory(settings.workspace)
             if settings.sessions.enabled else None)
         self.embedding_key = embedding_key(settings, embedder)
-        self.index_path = (index_path or settings.store.path or default_index_path(
+        self.index_path = Path(index_path or settings.store.path or default_index_path(
             settings.workspace, settings.sessions.agent_id, self.embedding_key,
         )).expanduser().absolute()
         ensure_not_inside_memory(self.index_path, settings.workspace, settings.extra_paths)

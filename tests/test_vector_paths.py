@@ -1,6 +1,6 @@
-"""``vector_backend="auto"`` answers from the in-memory matrix while it fits the budget (vec0
-stays on disk as the fallback), ranks exactly as vec0 does, and keeps its matrix up to date
-incrementally."""
+"""``vector_backend="auto"`` answers from the in-memory matrix while it fits the budget and
+builds the vec0 table only past it, ranks exactly as vec0 does, and keeps its matrix up to
+date incrementally."""
 
 from __future__ import annotations
 
@@ -39,32 +39,70 @@ def rng() -> np.random.Generator:
     return np.random.default_rng(3)
 
 
-def test_auto_answers_from_memory_and_keeps_vec0_on_disk(tmp_path: Path, rng: np.random.Generator) -> None:
+def has_vec0(store: Store) -> bool:
+    return bool(store.query("select 1 from sqlite_master where name = 'chunks_vec'"))
+
+
+def needs_vec(tmp_path: Path) -> None:
+    probe = Store(tmp_path / "probe.sqlite")
+    loadable = probe.driver.vec_loadable
+    probe.close()
+    if not loadable:
+        pytest.skip("sqlite-vec does not load here")
+
+
+def test_auto_answers_from_memory_and_builds_no_vec0_table_it_does_not_need(
+        tmp_path: Path, rng: np.random.Generator) -> None:
+    needs_vec(tmp_path)
     store = Store(tmp_path / "i.sqlite")
     add(store, "a", 30, rng)
+    assert store.settle_vector_index() is None and not has_vec0(store)
     query = unit(rng)
     hits = store.vector_search(query, 5, ("memory",))
     assert store.vector_path == "numpy" and "in-memory matrix of" in store.vector_reason
-    if store.driver.vec_loadable:
-        assert "vec0 kept on disk" in store.vector_reason
-        vec0 = Store(tmp_path / "i.sqlite", vector_backend="vec0")
-        assert same(vec0.vector_search(query, 5, ("memory",)), hits)
-        vec0.close()
+    assert "no vec0 table needed" in store.vector_reason
+    vec0 = Store(tmp_path / "i.sqlite", vector_backend="vec0")
+    assert vec0.settle_vector_index() == "built" and has_vec0(vec0)
+    assert same(vec0.vector_search(query, 5, ("memory",)), hits)
+    vec0.close()
+    # Back under auto, the table it does not answer from is dropped, not kept up to date.
+    assert store.settle_vector_index() == "dropped" and not has_vec0(store)
+    assert same(store.vector_search(query, 5, ("memory",)), hits)
     store.close()
 
 
-def test_auto_falls_back_to_vec0_past_the_memory_budget(tmp_path: Path, rng: np.random.Generator) -> None:
-    probe = Store(tmp_path / "probe.sqlite")
-    if not probe.driver.vec_loadable:
-        pytest.skip("sqlite-vec does not load here")
-    probe.close()
+def test_auto_falls_back_to_vec0_past_the_memory_budget_once_the_table_is_built(
+        tmp_path: Path, rng: np.random.Generator) -> None:
+    needs_vec(tmp_path)
     store = Store(tmp_path / "i.sqlite", max_matrix_mb=0)
     add(store, "a", 30, rng)
     query = unit(rng)
+    before = store.vector_search(query, 5, ("memory",))
+    assert store.vector_path == "numpy" and "not built yet" in store.vector_reason
+    assert store.settle_vector_index() == "built"
     hits = store.vector_search(query, 5, ("memory",))
     assert store.vector_path == "vec0" and "exceed store.max_matrix_mb" in store.vector_reason
     numpy_store = Store(tmp_path / "i.sqlite", vector_backend="numpy")
     assert same(numpy_store.vector_search(query, 5, ("memory",)), hits)
+    assert same(before, hits)
+    store.close()
+    numpy_store.close()
+
+
+def test_a_built_vec0_table_is_kept_complete_by_later_writes(
+        tmp_path: Path, rng: np.random.Generator) -> None:
+    needs_vec(tmp_path)
+    store = Store(tmp_path / "i.sqlite", max_matrix_mb=0)
+    add(store, "a", 10, rng)
+    store.settle_vector_index()
+    add(store, "b", 12, rng)
+    add(store, "a", 5, rng)  # replaced: its old rows leave vec0 too
+    store.set_vectors([], np.zeros((0, DIMS), np.float32))
+    query = unit(rng)
+    hits = store.vector_search(query, 40, ("memory",))
+    assert store.vector_path == "vec0" and len(hits) == 17
+    numpy_store = Store(tmp_path / "i.sqlite", vector_backend="numpy")
+    assert same(numpy_store.vector_search(query, 40, ("memory",)), hits)
     store.close()
     numpy_store.close()
 

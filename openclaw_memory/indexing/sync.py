@@ -359,6 +359,7 @@ class Syncer:
         plan.chunks_removed += store.delete_files(gone)
         plan.deleted += len(gone)
         self.backfill_vectors(store, plan)
+        store.settle_vector_index()
 
     def backfill_vectors(self, store: Store, plan: SyncPlan, batch: int = 256) -> None:
         """Embed chunks whose vectors a provider outage left missing, until none or it fails."""

@@ -94,7 +94,7 @@ class Store:
         self.driver: DriverInfo = probe_driver(vector_backend != "numpy")
         self.vector_backend = vector_backend
         self.max_matrix_bytes = max_matrix_mb * 1024 * 1024
-        # vec0 is kept up to date whenever it loads (the on-disk index, and auto's fallback).
+        # The vec0 table exists only where it answers (settle_vector_index).
         self.vector_path = "vec0" if self.driver.vec_loadable else "numpy"
         if vector_backend == "vec0" and not self.driver.vec_loadable:
             self.vector_reason = f"vec0 requested but unavailable: {self.driver.reason}"
@@ -220,8 +220,7 @@ class Store:
             removed = self._delete_path(conn, file.path)
             now = time.time()
             dims = None if vectors is None or vectors.size == 0 else int(vectors.shape[1])
-            if dims is not None and self.driver.vec_loadable:
-                self._vec0.ensure_table(conn, dims)
+            vec0_live = dims is not None and self._vec0_live(conn, dims)
             # One float32 conversion per file, and one vec0 statement per file, not per chunk.
             matrix = None if dims is None or vectors is None else vectors.astype(
                 np.float32, copy=False)
@@ -238,7 +237,7 @@ class Store:
                 rowid = int(cur.lastrowid)
                 conn.execute("insert into chunks_fts(rowid, body) values (?, ?)",
                              (rowid, fts_body(chunk.text)))
-                if blob is not None and self.driver.vec_loadable:
+                if blob is not None and vec0_live:
                     vec_rows.append((rowid, chunk.source, blob))
             if vec_rows:
                 self._vec0.insert(conn, vec_rows)
@@ -264,8 +263,7 @@ class Store:
         """Store backfilled vectors for chunks that still lack them; returns how many."""
         matrix = vectors.astype(np.float32, copy=False)
         with self.write() as conn:
-            if self.driver.vec_loadable and matrix.size:
-                self._vec0.ensure_table(conn, int(matrix.shape[1]))
+            vec0_live = bool(matrix.size) and self._vec0_live(conn, int(matrix.shape[1]))
             done = 0
             vec_rows: list[tuple[int, str, bytes]] = []
             for rowid, row in zip(rowids, matrix, strict=True):
@@ -276,7 +274,7 @@ class Store:
                 if found is not None:
                     done += 1
                     vec_rows.append((int(rowid), str(found[0]), blob))
-            if vec_rows and self.driver.vec_loadable:
+            if vec_rows and vec0_live:
                 self._vec0.insert(conn, vec_rows)
         return done
 
@@ -303,7 +301,7 @@ class Store:
         rowids = [r[0] for r in conn.execute("select rowid from chunks where path = ?", (path,))]
         if rowids:
             conn.executemany("delete from chunks_fts where rowid = ?", [(r,) for r in rowids])
-            if self.driver.vec_loadable:
+            if self.driver.vec_loadable and self._vec0.has_table(conn):
                 self._vec0.delete(conn, rowids)
             conn.execute("delete from chunks where path = ?", (path,))
         return len(rowids)
@@ -495,18 +493,72 @@ class Store:
                 out[int(rowid)] = float(v @ q)
         return out
 
+    # -- the vec0 table: kept only where it answers ------------------------------------------
+    def _vec0_live(self, conn: Any, dims: int) -> bool:
+        """Whether writes must keep ``chunks_vec`` up to date: exactly when it exists.
+
+        The table exists only once :meth:`settle_vector_index` built it complete, so "it
+        exists" means "it holds every vector", for writers of any version.
+        """
+        if not self.driver.vec_loadable or not self._vec0.has_table(conn):
+            return False
+        self._vec0.ensure_table(conn, dims)
+        return True
+
+    def _wants_vec0(self) -> tuple[bool, int]:
+        vectors, dims = self._vector_shape()
+        if self.vector_backend == "vec0":
+            return True, dims
+        over = vectors * dims * 4 > self.max_matrix_bytes
+        return self.vector_backend == "auto" and over, dims
+
+    def settle_vector_index(self) -> str | None:
+        """Build the vec0 table when this index answers from it, drop it when it does not.
+
+        A vector stored three times cost 12 KB per chunk: ``auto`` answers from the in-memory
+        matrix (read from ``chunks.embedding``) while it fits ``store.max_matrix_mb``, so vec0
+        is only built, from the stored vectors, once the index outgrows that budget or when
+        ``vector_backend="vec0"`` asks for it. Called at the end of a sync; returns what it
+        did ("built"/"dropped") or None.
+        """
+        if not self.driver.vec_loadable:
+            return None
+        want, dims = self._wants_vec0()
+        with self._lock:
+            has = self._vec0.has_table(self._conn)
+            if want and not has and dims:
+                with self.write() as conn:
+                    self._vec0.ensure_table(conn, dims)
+                    conn.execute(
+                        "insert into chunks_vec(rowid, source, embedding) select rowid, source, "
+                        "embedding from chunks where embedding is not null and "
+                        "length(embedding) = ?", (dims * 4,))
+                self._auto_generation = None
+                return "built"
+            if not want and has and self.vector_backend == "auto":
+                with self.write() as conn:
+                    conn.execute("drop table chunks_vec")
+                self._vec0 = Vec0Vectors()
+                self._auto_generation = None
+                return "dropped"
+        return None
+
     def _auto_path(self) -> tuple[str, str]:
         """Which path ``auto`` answers with now, and why (shown by ``status``)."""
         vectors, dims = self._vector_shape()
         size = vectors * dims * 4
+        budget = f"store.max_matrix_mb {self.max_matrix_bytes // 1048576}"
         if not self.driver.vec_loadable:
             return "numpy", f"in-memory matrix ({self.driver.reason})"
         if size <= self.max_matrix_bytes:
             return "numpy", (f"auto: in-memory matrix of {vectors} vectors ({size / 1e6:.0f} MB, "
-                             f"store.max_matrix_mb {self.max_matrix_bytes // 1048576}); vec0 kept on "
-                             f"disk ({self.driver.reason})")
-        return "vec0", (f"auto: {vectors} vectors ({size / 1e6:.0f} MB) exceed store.max_matrix_mb "
-                        f"{self.max_matrix_bytes // 1048576}: vec0 scan ({self.driver.reason})")
+                             f"{budget}); no vec0 table needed ({self.driver.reason})")
+        if not self._vec0.has_table(self._conn):
+            return "numpy", (f"auto: {vectors} vectors ({size / 1e6:.0f} MB) exceed {budget} but "
+                             "the vec0 table is not built yet (the next sync builds it): "
+                             "in-memory matrix meanwhile")
+        return "vec0", (f"auto: {vectors} vectors ({size / 1e6:.0f} MB) exceed {budget}: "
+                        f"vec0 scan ({self.driver.reason})")
 
     def _vector_shape(self) -> tuple[int, int]:
         """(chunks, dimensions): an upper bound of the matrix, without reading every row."""
@@ -527,14 +579,17 @@ class Store:
             try:
                 if self.vector_backend == "auto":
                     self._refresh_auto_path()
+                path = self.vector_path
+                if path == "vec0" and not self._vec0.has_table(self._conn):
+                    path = "numpy"  # vec0 asked for, not built yet (the next sync builds it)
                 if path_prefix is None:
-                    if self.vector_path == "vec0":
+                    if path == "vec0":
                         return self._vec0.search(self._conn, query, k, sources)
                     return self._numpy.search(self._conn, query, k, sources, self.generation())
                 low, high = prefix_range(path_prefix)
                 inside = [int(r[0]) for r in self._conn.execute(
                     "select rowid from chunks where path >= ? and path < ?", (low, high))]
-                if self.vector_path == "vec0":
+                if path == "vec0":
                     wanted = set(inside)
                     hits = self._vec0.search(self._conn, query, min(4096, k * 20), sources)
                     return [hit for hit in hits if hit[0] in wanted][:k]

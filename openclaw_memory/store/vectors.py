@@ -88,6 +88,10 @@ class NumpyVectors:
         self._rowids: npt.NDArray[np.int64] = np.zeros(0, np.int64)
         self._matrix: FloatArray = np.zeros((0, 0), np.float32)
 
+    def nbytes(self) -> int:
+        """Bytes held by the loaded matrix (0 before the first search)."""
+        return int(self._matrix.nbytes)
+
     def invalidate(self) -> None:
         """Forget what is loaded (the database was replaced wholesale)."""
         with self._lock:

@@ -107,7 +107,8 @@ table = {q: (lambda v: v / np.linalg.norm(v))(rng.standard_normal(dims).astype(n
          for q in queries}
 settings = MemorySettings.model_validate({"workspace": sys.argv[1]})
 from pathlib import Path
-with MemoryIndex(settings, index_path=Path(sys.argv[2]), embedder=PrecomputedProvider(table, "footprint")) as m:
+embedder = PrecomputedProvider(table, "footprint")
+with MemoryIndex(settings, index_path=Path(sys.argv[2]), embedder=embedder) as m:
     for q in queries:
         m.search(q)
     matrix = m.store._numpy.nbytes() if m.store.vector_path == "numpy" else 0

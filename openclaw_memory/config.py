@@ -90,7 +90,12 @@ class EmbeddingSettings(_Frozen):
         description="256-wordpiece windows embedded per text and mean-pooled (1 = truncate: "
         "measured best for hybrid search on LoCoMo-dev, at half the cost).")
     cache: bool = Field(True, description="Cache embeddings by content hash in the index.")
-    cache_max_entries: int | None = Field(None, ge=1, description="Prune oldest cache rows past this.")
+    cache_max_entries: int | None = Field(
+        10_000, ge=1,
+        description="Vectors of text no longer indexed (an edit undone, a file moved back, the "
+                    "index before a rebuild) kept for reuse; the oldest past this are dropped at "
+                    "each sync. Indexed text's vectors live with their chunks and are never "
+                    "dropped. None: keep all.")
 
     def __repr_args__(self) -> Any:
         # Credentials in headers or in the URL never show in a repr (logs, tracebacks).

@@ -40,7 +40,6 @@ from openclaw_memory.freshness.state import Freshness
 from openclaw_memory.freshness.triggers import SyncOutcome
 from openclaw_memory.freshness.watch import MemoryWatcher
 from openclaw_memory.indexing.sync import (
-    FINGERPRINT_KEY,
     LAST_SYNC_KEY,
     Progress,
     Syncer,
@@ -54,7 +53,7 @@ from openclaw_memory.settings_sources import SettingsOrigin, load_settings, set_
 from openclaw_memory.store import Store
 from openclaw_memory.store.claims import claim_index_file, embedding_key
 from openclaw_memory.store.paths import default_index_path, state_dir
-from openclaw_memory.store.schema import APPLICATION_ID
+from openclaw_memory.store.schema import APPLICATION_ID, FINGERPRINT_KEY
 from openclaw_memory.types import SearchResponse, SyncReport
 
 __all__ = ["ChatType", "MemoryIndex"]

@@ -34,12 +34,12 @@ from openclaw_memory.indexing.tokens import encoding_id
 from openclaw_memory.sessions.delta import SessionDelta, SessionState, anchor_of_bytes, is_due, measure_delta
 from openclaw_memory.sessions.transcripts import flatten_transcript, indexable_prefix
 from openclaw_memory.store import SCHEMA_VERSION, StaleReadError, Store
+from openclaw_memory.store.schema import FINGERPRINT_KEY
 from openclaw_memory.types import Chunk, MemoryFile, SkippedFile, SyncReport
 
 __all__ = ["Progress", "SyncPlan", "Syncer", "index_fingerprint"]
 
 Progress = Callable[[int, int, str], None]
-FINGERPRINT_KEY = "fingerprint"
 FILE_WARNINGS_KEY = "file_warnings"
 LAST_SYNC_KEY = "last_sync"
 #: Seconds of timestamp coarseness tolerated by the stat short-circuit (FAT has 2 s mtimes).
@@ -359,6 +359,8 @@ class Syncer:
         plan.chunks_removed += store.delete_files(gone)
         plan.deleted += len(gone)
         self.backfill_vectors(store, plan)
+        if self.settings.embedding.cache_max_entries:
+            store.prune_cache(self.settings.embedding.cache_max_entries)
         store.settle_vector_index()
 
     def backfill_vectors(self, store: Store, plan: SyncPlan, batch: int = 256) -> None:
@@ -438,9 +440,7 @@ class Syncer:
             if isinstance(self.provider, CachedProvider):
                 self.provider.backend = fresh  # cache lookups hit the seeded copy
             fresh.set_meta({FINGERPRINT_KEY: fingerprint})
-            self.sync_into(fresh, plan, progress)
-            if self.settings.embedding.cache_max_entries:
-                fresh.prune_cache(self.settings.embedding.cache_max_entries)
+            self.sync_into(fresh, plan, progress)  # prunes the seeded cache too
             store.replace_with(fresh)
         finally:
             if isinstance(self.provider, CachedProvider):

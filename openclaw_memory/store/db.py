@@ -12,7 +12,7 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,8 +23,9 @@ import numpy.typing as npt
 from openclaw_memory.errors import IndexCorruptError, StoreError
 from openclaw_memory.search.textsearch import fts_body
 from openclaw_memory.sessions.delta import SessionState
+from openclaw_memory.store.cache_rows import Identity, claim, copy_attached, identity_of, lookup, retire
 from openclaw_memory.store.connection import DriverInfo, connect, probe_driver
-from openclaw_memory.store.schema import migrate
+from openclaw_memory.store.schema import FINGERPRINT_KEY, migrate
 from openclaw_memory.store.vectors import NumpyVectors, Vec0Vectors, VectorHits, placeholders
 from openclaw_memory.types import Chunk, MemoryFile
 
@@ -117,7 +118,8 @@ class Store:
         except self.driver.errors as exc:
             raise StoreError(f"cannot open the index at {path}: {exc}") from exc
         try:
-            migrate(self._conn, fts_tokenizer=fts_tokenizer)
+            migrate(self._conn, fts_tokenizer=fts_tokenizer,
+                    sqlite_version=self.driver.sqlite_version)
         except IndexCorruptError:
             self._conn.close()
             raise
@@ -217,17 +219,20 @@ class Store:
                 raise StaleReadError(f"{file.path} changed after it was read")
             if session is not None:
                 _record_session(conn, session)
-            removed = self._delete_path(conn, file.path)
             now = time.time()
             dims = None if vectors is None or vectors.size == 0 else int(vectors.shape[1])
             vec0_live = dims is not None and self._vec0_live(conn, dims)
             # One float32 conversion per file, and one vec0 statement per file, not per chunk.
             matrix = None if dims is None or vectors is None else vectors.astype(
                 np.float32, copy=False)
+            # An invalid (NaN) row stores no vector: the chunk is keyword-only until backfill.
+            blobs = [None if matrix is None or np.isnan(matrix[i]).any() else matrix[i].tobytes()
+                     for i in range(len(chunks))]
+            stored = {c.hash for c, blob in zip(chunks, blobs, strict=True) if blob is not None}
+            identity = self._identity(conn)
+            removed = self._delete_path(conn, file.path, identity, keep=stored)
             vec_rows: list[tuple[int, str, bytes]] = []
-            for i, chunk in enumerate(chunks):
-                # An invalid (NaN) row stores no vector: the chunk is keyword-only until backfill.
-                blob = None if matrix is None or np.isnan(matrix[i]).any() else matrix[i].tobytes()
+            for chunk, blob in zip(chunks, blobs, strict=True):
                 cid = chunk_id(chunk, model)
                 cur = conn.execute(
                     "insert into chunks(id, path, source, start_line, end_line, hash, model, "
@@ -241,6 +246,7 @@ class Store:
                     vec_rows.append((rowid, chunk.source, blob))
             if vec_rows:
                 self._vec0.insert(conn, vec_rows)
+            claim(conn, identity, stored)
             conn.execute(
                 "insert into files(path, source, hash, mtime_ns, size, chunks, indexed_at) "
                 "values (?,?,?,?,?,?,?) on conflict(path) do update set source=excluded.source, "
@@ -265,17 +271,20 @@ class Store:
         with self.write() as conn:
             vec0_live = bool(matrix.size) and self._vec0_live(conn, int(matrix.shape[1]))
             done = 0
+            hashes: set[str] = set()
             vec_rows: list[tuple[int, str, bytes]] = []
             for rowid, row in zip(rowids, matrix, strict=True):
                 blob = row.tobytes()
                 cur = conn.execute("update chunks set embedding = ? where rowid = ? "
-                                   "and embedding is null returning source", (blob, rowid))
+                                   "and embedding is null returning source, hash", (blob, rowid))
                 found = cur.fetchone()
                 if found is not None:
                     done += 1
                     vec_rows.append((int(rowid), str(found[0]), blob))
+                    hashes.add(str(found[1]))
             if vec_rows and vec0_live:
                 self._vec0.insert(conn, vec_rows)
+            claim(conn, self._identity(conn), hashes)
         return done
 
     def touch_file(self, file: MemoryFile, session: SessionState | None = None,
@@ -292,14 +301,16 @@ class Store:
         removed = 0
         for path in paths:  # one transaction per file, like indexing
             with self.write() as conn:
-                removed += self._delete_path(conn, path)
+                removed += self._delete_path(conn, path, self._identity(conn))
                 conn.execute("delete from files where path = ?", (path,))
                 conn.execute("delete from session_state where path = ?", (path,))
         return removed
 
-    def _delete_path(self, conn: Any, path: str) -> int:
+    def _delete_path(self, conn: Any, path: str, identity: Identity | None,
+                     keep: Collection[str] = ()) -> int:
         rowids = [r[0] for r in conn.execute("select rowid from chunks where path = ?", (path,))]
         if rowids:
+            retire(conn, identity, path, keep)
             conn.executemany("delete from chunks_fts where rowid = ?", [(r,) for r in rowids])
             if self.driver.vec_loadable and self._vec0.has_table(conn):
                 self._vec0.delete(conn, rowids)
@@ -611,17 +622,22 @@ class Store:
                 self._numpy.release()  # over the budget: do not keep a matrix around
 
     # -- embedding cache (the CacheBackend protocol of embeddings.cache) -----------------
+    def _identity(self, conn: Any) -> Identity | None:
+        """Whose vectors ``chunks`` holds: the provider the index fingerprint records."""
+        row = conn.execute("select value from meta where key = ?", (FINGERPRINT_KEY,)).fetchone()
+        return identity_of(row[0] if row else None)
+
     def get_many(self, provider_id: str, model: str, provider_key: str,
                  hashes: Sequence[str]) -> dict[str, FloatArray]:
-        out: dict[str, FloatArray] = {}
-        for start in range(0, len(hashes), 500):
-            part = list(hashes[start:start + 500])
-            rows = self.query(
-                f"select hash, embedding from embedding_cache where provider = ? and model = ? "
-                f"and provider_key = ? and hash in ({placeholders(len(part))})",
-                (provider_id, model, provider_key, *part))
-            out.update({h: np.frombuffer(b, np.float32).copy() for h, b in rows})
-        return out
+        with self._lock:
+            try:
+                found = lookup(self._conn, (provider_id, model, provider_key),
+                                          self._identity(self._conn), hashes)
+            except self.driver.errors as exc:
+                if _is_corruption(exc):
+                    raise IndexCorruptError(f"the index file is damaged: {exc}") from exc
+                raise StoreError(f"index query failed: {exc}") from exc
+        return {h: np.frombuffer(b, np.float32).copy() for h, b in found.items()}
 
     def put_many(self, provider_id: str, model: str, provider_key: str,
                  items: Mapping[str, FloatArray]) -> None:
@@ -644,9 +660,7 @@ class Store:
             self._conn.execute("attach database ? as old", (str(other),))
             try:
                 with self.write() as conn:
-                    cur = conn.execute(
-                        "insert or ignore into embedding_cache select * from old.embedding_cache")
-                    return int(cur.rowcount)
+                    return copy_attached(conn)
             finally:
                 self._conn.execute("detach database old")
 
@@ -674,6 +688,9 @@ class Store:
             self._keyword_index_checked = False
 
     def prune_cache(self, max_entries: int) -> int:
+        """Drop the oldest cache rows past ``max_entries``; no write when under it."""
+        if int(self.query("select count(*) from embedding_cache")[0][0]) <= max_entries:
+            return 0
         with self.write() as conn:
             cur = conn.execute(
                 "delete from embedding_cache where rowid in (select rowid from embedding_cache "

@@ -10,7 +10,7 @@ from typing import Any
 
 from openclaw_memory.errors import IndexCorruptError
 
-__all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "check_identity", "migrate"]
+__all__ = ["APPLICATION_ID", "FINGERPRINT_KEY", "SCHEMA_VERSION", "check_identity", "migrate"]
 
 #: Written to the SQLite header so a foreign database is recognised before we touch it.
 APPLICATION_ID = 0x4F434D45  # "OCME"
@@ -49,16 +49,38 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
                indexed_lines integer not null, malformed integer not null default 0,
                anchor text not null, indexed_at real not null)""",
     ),
+    (
+        # The cache no longer keeps a copy of every indexed vector (cache_rows.py): lookups
+        # find indexed text's vectors in chunks, by hash.
+        # The schema is part of the index fingerprint: the next sync rebuilds the index (its
+        # vectors served from the old one, copied into the new cache), which leaves the
+        # cache holding only vectors of text no longer indexed.
+        "create index if not exists chunks_hash on chunks(hash)",
+    ),
 )
+
+#: meta key of the JSON that says what the rows were built with (indexing/sync.py).
+FINGERPRINT_KEY = "fingerprint"
 
 SCHEMA_VERSION = len(_MIGRATIONS)
 
 
-def _fts_ddl(tokenizer: str) -> str:
+#: First SQLite whose FTS5 can delete rows from a contentless table.
+CONTENTLESS_DELETE_SINCE = (3, 43, 0)
+
+
+def _fts_ddl(tokenizer: str, sqlite_version: str) -> str:
     tok = "porter unicode61 remove_diacritics 2" if tokenizer == "porter" else (
         "unicode61 remove_diacritics 2")
     # rowid = chunks.rowid; the body is the CJK-spaced text (see fts.py), not the raw text.
-    return f"create virtual table if not exists chunks_fts using fts5(body, tokenize='{tok}')"
+    # Nothing reads the body back (no snippet()/highlight(): snippets come from chunks.text),
+    # so where SQLite allows deleting from a contentless table the body is not stored twice:
+    # FTS5's own copy of every chunk's text was 1 KB of the 1.7 KB its index cost per chunk.
+    # The option only applies when the table is created; an existing table keeps its kind.
+    version = tuple(int(part) for part in sqlite_version.split(".")[:3])
+    options = ", content='', contentless_delete=1" if version >= CONTENTLESS_DELETE_SINCE else ""
+    return (f"create virtual table if not exists chunks_fts using fts5(body, tokenize='{tok}'"
+            f"{options})")
 
 
 def check_identity(conn: Any) -> int:
@@ -78,7 +100,7 @@ def check_identity(conn: Any) -> int:
     return version
 
 
-def migrate(conn: Any, *, fts_tokenizer: str) -> None:
+def migrate(conn: Any, *, fts_tokenizer: str, sqlite_version: str) -> None:
     """Bring the schema to :data:`SCHEMA_VERSION`; refuse databases that are not ours."""
     version = check_identity(conn)
     if version < SCHEMA_VERSION:
@@ -90,10 +112,10 @@ def migrate(conn: Any, *, fts_tokenizer: str) -> None:
                     conn.execute(sql)
             conn.execute(f"pragma application_id = {APPLICATION_ID}")
             conn.execute(f"pragma user_version = {SCHEMA_VERSION}")
-            conn.execute(_fts_ddl(fts_tokenizer))
+            conn.execute(_fts_ddl(fts_tokenizer, sqlite_version))
             conn.execute("commit")
         except BaseException:
             conn.execute("rollback")
             raise
     else:
-        conn.execute(_fts_ddl(fts_tokenizer))
+        conn.execute(_fts_ddl(fts_tokenizer, sqlite_version))

@@ -9,6 +9,7 @@ have to satisfy (FTS rows and vec0 rows mirror ``chunks`` exactly) is checked wh
 from __future__ import annotations
 
 import hashlib
+import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,16 +81,34 @@ def _read(conn: Any) -> IndexState:
     for path in set(chunks) - set(files):
         problems.append(f"{path}: chunk rows without a files row")
     by_rowid = {r[0]: r for r in rows}
-    fts = dict(conn.execute("select rowid, body from chunks_fts").fetchall())
-    if set(fts) != set(by_rowid):
-        problems.append(f"FTS rows {len(fts)} != chunk rows {len(by_rowid)}")
-    problems.extend(f"FTS body of rowid {rid} differs from its chunk" for rid, body in fts.items()
-                    if rid in by_rowid and body != fts_body(by_rowid[rid][7]))
+    _check_fts(conn, by_rowid, problems)
     vec0_rows = _check_vec0(conn, by_rowid, problems)
     fp = conn.execute("select value from meta where key = 'fingerprint'").fetchone()
     assert not problems, "inconsistent index:\n" + "\n".join(problems[:20])
     return IndexState(files=files, chunks={p: tuple(c) for p, c in chunks.items()},
                       fingerprint=fp[0] if fp else None, vec0_rows=vec0_rows)
+
+
+def _check_fts(conn: Any, by_rowid: dict[int, Any], problems: list[str]) -> None:
+    """FTS5 rows must index exactly each chunk's body: compared term by term and position by
+    position with a scratch FTS5 table (same tokenizer) holding the bodies the chunks imply,
+    which also works where the table keeps no copy of the text (contentless)."""
+    ddl = conn.execute("select sql from sqlite_master where name = 'chunks_fts'").fetchone()[0]
+    tokenize = re.search(r"tokenize='([^']*)'", ddl)
+    conn.execute("create virtual table temp.expected using fts5(body, tokenize='"
+                 f"{tokenize.group(1) if tokenize else 'unicode61'}')")
+    conn.executemany("insert into temp.expected(rowid, body) values (?, ?)",
+                     [(rid, fts_body(row[7])) for rid, row in by_rowid.items()])
+    conn.execute("create virtual table temp.v_have using fts5vocab(main, chunks_fts, instance)")
+    conn.execute("create virtual table temp.v_want using fts5vocab(temp, expected, instance)")
+    query = "select term, doc, offset from temp.{}"
+    have = set(conn.execute(query.format("v_have")).fetchall())
+    want = set(conn.execute(query.format("v_want")).fetchall())
+    docs = {r[0] for r in conn.execute("select rowid from chunks_fts")}
+    if docs != set(by_rowid):
+        problems.append(f"FTS rows {len(docs)} != chunk rows {len(by_rowid)}")
+    wrong = sorted({doc for _t, doc, _o in have ^ want})
+    problems.extend(f"FTS terms of rowid {rid} differ from its chunk" for rid in wrong)
 
 
 def _check_vec0(conn: Any, by_rowid: dict[int, Any], problems: list[str]) -> int:

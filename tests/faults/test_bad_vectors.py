@@ -54,7 +54,9 @@ def test_invalid_vectors_are_rejected_per_text_and_counted(tmp_path: Path,
         assert report.vectors_rejected == len(BAD) and report.indexed == len(BAD) + 1
         assert any("invalid" in w for w in report.warnings)
         assert memory.status()["vectors_missing"] == len(BAD)
-        assert memory.store.query("select count(*) from embedding_cache")[0][0] == 1  # never cached
+        # The good vector is stored once, with its chunk; the invalid ones nowhere.
+        assert memory.store.query("select count(*) from embedding_cache")[0][0] == 0
+        assert memory.store.counts()["vectors"] == 1
         hits = memory.search("walrus budget", min_score=0.0).results
         assert {h.path for h in hits} >= {f"memory/{n}.md" for n in BAD}  # keyword side
         for hit in hits:

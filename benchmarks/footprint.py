@@ -95,7 +95,7 @@ def build(tmp: Path, n_chunks: int, dims: int) -> tuple[Path, Path, int, float, 
 
 
 SERVE = r"""
-import json, resource, sys
+import json, sys
 sys.path.insert(0, sys.argv[4])
 from _common import PrecomputedProvider
 import numpy as np
@@ -107,12 +107,18 @@ table = {q: (lambda v: v / np.linalg.norm(v))(rng.standard_normal(dims).astype(n
          for q in queries}
 settings = MemorySettings.model_validate({"workspace": sys.argv[1]})
 from pathlib import Path
+def kb(key):
+    # VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the forking parent across exec.
+    status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+    return float(status.get(key, "0 kB").split()[0]) / 1024
+base = kb("VmHWM")
 embedder = PrecomputedProvider(table, "footprint")
 with MemoryIndex(settings, index_path=Path(sys.argv[2]), embedder=embedder) as m:
     for q in queries:
         m.search(q)
     matrix = m.store._numpy.nbytes() if m.store.vector_path == "numpy" else 0
-    print(json.dumps({"rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    print(json.dumps({"rss_mb": kb("VmHWM"),
+                      "anon_mb": kb("RssAnon"), "file_mb": kb("RssFile"), "base_mb": base,
                       "matrix_mb": matrix / 1048576, "path": m.store.vector_path}))
 """
 
@@ -127,10 +133,39 @@ def serve(ws: Path, index_path: Path, dims: int, queries: Path) -> dict[str, flo
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
+def report(title: str, index_path: Path, chunks: int, text_bytes: float,
+           vector_bytes: float) -> None:
+    sizes, free = breakdown(index_path)
+    total = index_path.stat().st_size
+    print(f"\n{title}; index file {total / 1e6:.1f} MB = {total / chunks / 1024:.2f} KB per "
+          "chunk (target about 5 KB)")
+    print(f"{'structure':34} {'KB/chunk':>9} {'share':>6}")
+    for label, size in sorted(sizes.items(), key=lambda kv: -kv[1]):
+        print(f"{label:34} {size / chunks / 1024:9.2f} {size / total:6.1%}")
+    print(f"{'free pages':34} {free / chunks / 1024:9.2f} {free / total:6.1%}")
+    print(f"floor: chunk text {text_bytes / 1024:.2f} KB + one float32 vector "
+          f"{vector_bytes / 1024:.2f} KB = {(text_bytes + vector_bytes) / 1024:.2f} KB")
+
+
+def real(folder: Path, index_path: Path) -> None:
+    """Index a real workspace with the offline default model and break its index down."""
+    with MemoryIndex.open(folder, index_path=index_path) as memory:
+        memory.sync()
+        chunks = memory.store.counts()["chunks"]
+        text = float(memory.store.query("select avg(length(cast(text as blob))) from chunks")[0][0])
+        tokens = memory.settings.chunking.tokens
+        dims = memory.provider.dims if memory.provider else 0
+    report(f"{folder.name}: {chunks:,} chunks of real notes (at most {tokens} tokens) x "
+           f"{dims} dims", index_path, chunks, text, (dims or 0) * 4.0)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chunks", type=int, default=20_000)
     parser.add_argument("--dims", type=int, default=512, help="512: the default model's width")
+    parser.add_argument("--workspace", type=Path, action="append", default=[],
+                        help="also index this workspace (real notes) with the default model and "
+                             "break its index down the same way (repeatable)")
     parser.add_argument("--serve", action="store_true",
                         help="also report the peak RSS of a process serving searches")
     args = parser.parse_args()
@@ -138,20 +173,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="footprint-") as tmpdir:
         tmp = Path(tmpdir)
         ws, index_path, chunks, text_bytes, vector_bytes = build(tmp, args.chunks, args.dims)
-        sizes, free = breakdown(index_path)
-        total = index_path.stat().st_size
-        print(f"\n{chunks:,} chunks x {args.dims} dims; index file {total / 1e6:.1f} MB = "
-              f"{total / chunks / 1024:.2f} KB per chunk (target about 5 KB)")
-        print(f"{'structure':34} {'KB/chunk':>9} {'share':>6}")
-        for label, size in sorted(sizes.items(), key=lambda kv: -kv[1]):
-            print(f"{label:34} {size / chunks / 1024:9.2f} {size / total:6.1%}")
-        print(f"{'free pages':34} {free / chunks / 1024:9.2f} {free / total:6.1%}")
-        print(f"floor: chunk text {text_bytes / 1024:.2f} KB + one float32 vector "
-              f"{vector_bytes / 1024:.2f} KB = {(text_bytes + vector_bytes) / 1024:.2f} KB")
+        report(f"{chunks:,} synthetic chunks x {args.dims} dims", index_path, chunks,
+               text_bytes, vector_bytes)
+        for i, folder in enumerate(args.workspace):
+            real(folder, tmp / f"real-{i}.sqlite")
         if args.serve:
             served = serve(ws, index_path, args.dims, tmp / "queries.json")
-            print(f"\nserving: peak RSS {served['rss_mb']:.0f} MB with a "
-                  f"{served['matrix_mb']:.0f} MB vector matrix (path {served['path']})")
+            print(f"\nserving {args.chunks:,} chunks: peak RSS {served['rss_mb']:.0f} MB "
+                  f"(before opening the index {served['base_mb']:.0f} MB) with a "
+                  f"{served['matrix_mb']:.0f} MB vector matrix (path {served['path']}); now "
+                  f"{served['anon_mb']:.0f} MB private + {served['file_mb']:.0f} MB of mapped "
+                  "files (the index pages SQLite reads through mmap: shared, reclaimable)")
 
 
 if __name__ == "__main__":

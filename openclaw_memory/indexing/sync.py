@@ -28,12 +28,13 @@ from openclaw_memory.embeddings.base import EmbeddingProvider, invalid_rows
 from openclaw_memory.embeddings.cache import CachedProvider
 from openclaw_memory.errors import EmbeddingError, OpenClawMemoryError, PathRefusedError
 from openclaw_memory.files.workspace import Workspace
+from openclaw_memory.indexing.batch import PendingWrite, WriteBatch
 from openclaw_memory.indexing.chunking import blank_front_matter, chunk_text, editor_lines_text
 from openclaw_memory.indexing.rebuild_files import rebuild_path, remove_stale_rebuilds
 from openclaw_memory.indexing.tokens import encoding_id
 from openclaw_memory.sessions.delta import SessionDelta, SessionState, anchor_of_bytes, is_due, measure_delta
 from openclaw_memory.sessions.transcripts import flatten_transcript, indexable_prefix
-from openclaw_memory.store import SCHEMA_VERSION, StaleReadError, Store
+from openclaw_memory.store import SCHEMA_VERSION, Store
 from openclaw_memory.store.schema import FINGERPRINT_KEY
 from openclaw_memory.types import Chunk, MemoryFile, SkippedFile, SyncReport
 
@@ -207,59 +208,60 @@ class Syncer:
         return None
 
     def _sync_file(self, store: Store, file: MemoryFile, known: Any, plan: SyncPlan,
-                   states: dict[str, SessionState], force_sessions: bool = False) -> None:
+                   states: dict[str, SessionState], batch: WriteBatch,
+                   force_sessions: bool = False) -> None:
         if _stat_unchanged(file, known, states) and not _racy(file, known):
             plan.unchanged += 1
             return
         if file.source == "sessions":
-            self._sync_transcript(store, file, known, plan, states.get(file.path),
+            self._sync_transcript(store, file, known, plan, states.get(file.path), batch,
                                   force=force_sessions)
             return
-        for _attempt in range(READ_ATTEMPTS):
-            if self._index_memory_file(store, file, known, plan):
-                return
-        plan.skipped.append(SkippedFile(file.path, "kept changing during sync"))
+        self._index_memory_file(store, file, known, plan, batch)
 
     def _index_memory_file(self, store: Store, file: MemoryFile, known: Any,
-                           plan: SyncPlan) -> bool:
-        """Read, chunk and swap in one memory file; False when it moved before the commit.
+                           plan: SyncPlan, batch: WriteBatch, attempt: int = 1) -> None:
+        """Read, chunk and embed one memory file, and queue its swap in ``batch``.
 
         The stat taken just before the read is recorded (never a later one: it could
         describe bytes newer than those indexed), and checked again once the write lock is
-        held. If another process changed the file and indexed it while this one waited, the
-        bytes read here are older than the rows in the index: nothing is written, and the
-        caller reads the file again.
+        held. If another process changed the file and indexed it meanwhile, the bytes read
+        here are older than the rows in the index: nothing is written, and the file is read
+        again (up to :data:`READ_ATTEMPTS` times).
         """
         try:
             before = os.lstat(file.abs_path)
         except OSError as exc:
             plan.skipped.append(SkippedFile(file.path, _unreadable(exc)))
-            return True
+            return
         read_at = time.time()  # before the read: see _racy
         data = self._read_checked(file, plan)
         if data is None:
-            return True
+            return
         file = replace(file, size=len(data), mtime_ns=before.st_mtime_ns)
         if looks_binary(data):
             plan.skipped.append(SkippedFile(file.path, "binary content, not text"))
-            return True
+            return
         file_hash, chunks = self._chunks(file, data, plan)
         if known is not None and known.hash == file_hash:
-            store.touch_file(file, read_at=read_at)
-            plan.unchanged += 1
-            return True
+            batch.add(PendingWrite(
+                write=lambda conn: store.touch_file_rows(conn, file, read_at=read_at),
+                done=lambda _: _count_unchanged(plan), stale=lambda: None))
+            return
         vectors = self._embed(chunks, plan)
-        try:
-            removed, added = store.replace_file(
-                file, file_hash, chunks, vectors, self.model, read_at=read_at,
-                guard=lambda: _same_stat(_lstat(file), before))
-        except StaleReadError:
-            return False
-        plan.indexed += 1
-        plan.reindexed.add(file.path)
-        plan.chunks_removed += removed
-        plan.chunks_added += added
-        return True
+
+        def retry() -> None:
+            if attempt >= READ_ATTEMPTS:
+                plan.skipped.append(SkippedFile(file.path, "kept changing during sync"))
+            else:
+                self._index_memory_file(store, file, known, plan, batch, attempt + 1)
+
+        batch.add(PendingWrite(
+            write=lambda conn: store.replace_file_rows(
+                conn, file, file_hash, chunks, vectors, self.model, read_at=read_at,
+                guard=lambda: _same_stat(_lstat(file), before)),
+            done=lambda result: _count_indexed(plan, file.path, result),
+            stale=retry, chunks=len(chunks)))
 
     def _read_checked(self, file: MemoryFile, plan: SyncPlan) -> bytes | None:
         data = self._read(file, plan)
@@ -280,7 +282,7 @@ class Syncer:
                                          delta_lines=cfg.delta_lines))
 
     def _sync_transcript(self, store: Store, file: MemoryFile, known: Any, plan: SyncPlan,
-                         state: SessionState | None, *, force: bool) -> None:
+                         state: SessionState | None, batch: WriteBatch, *, force: bool) -> None:
         """Re-index a transcript when new, rewritten, forced or past a delta threshold."""
         if known is not None and state is not None and not force:
             delta = self._transcript_delta(file, state)
@@ -304,17 +306,17 @@ class Syncer:
         session = SessionState(file.path, len(indexed), indexed.count(b"\n"),
                                transcript.malformed, anchor_of_bytes(indexed))
         if known is not None and known.hash == transcript.hash:
-            store.touch_file(file, session)
-            plan.unchanged += 1
+            batch.add(PendingWrite(write=lambda conn: store.touch_file_rows(conn, file, session),
+                                   done=lambda _: _count_unchanged(plan), stale=lambda: None))
             return
         chunks = chunk_text(transcript.text, path=file.path, source="sessions",
                             settings=self.settings.chunking, line_map=transcript.line_map)
         vectors = self._embed(chunks, plan)
-        removed, added = store.replace_file(file, transcript.hash, chunks, vectors, self.model,
-                                            session)
-        plan.indexed += 1
-        plan.chunks_removed += removed
-        plan.chunks_added += added
+        batch.add(PendingWrite(
+            write=lambda conn: store.replace_file_rows(conn, file, transcript.hash, chunks,
+                                                       vectors, self.model, session),
+            done=lambda result: _count_indexed(plan, None, result), stale=lambda: None,
+            chunks=len(chunks)))
 
     def pending_sessions(self, store: Store) -> list[SessionDelta]:
         """Every transcript's delta since it was indexed, and whether the next sync takes it.
@@ -347,10 +349,13 @@ class Syncer:
         known = store.files()
         states = store.session_states()
         plan.scanned = len(files)
+        batch = WriteBatch(store)
         for i, file in enumerate(files, 1):
-            self._sync_file(store, file, known.get(file.path), plan, states, force_sessions)
+            self._sync_file(store, file, known.get(file.path), plan, states, batch,
+                            force_sessions)
             if progress is not None:
                 progress(i, len(files), file.path)
+        batch.finish()
         present = {f.path for f in files}
         _keep_file_warnings(store, plan, present)
         # A skipped file keeps its old rows: a transient read error must not erase memory.
@@ -457,6 +462,20 @@ class Syncer:
         if file.source != "sessions" or known is None or state is None:
             return False
         return not self._transcript_delta(file, state).due
+
+
+def _count_unchanged(plan: SyncPlan) -> None:
+    plan.unchanged += 1
+
+
+def _count_indexed(plan: SyncPlan, path: str | None, result: tuple[int, int]) -> None:
+    """A file's rows committed: ``path`` is recorded as re-indexed (memory files only)."""
+    removed, added = result
+    plan.indexed += 1
+    plan.chunks_removed += removed
+    plan.chunks_added += added
+    if path is not None:
+        plan.reindexed.add(path)
 
 
 def _racy(file: MemoryFile, known: Any) -> bool:

@@ -5,8 +5,8 @@
 
 * engine-only: a first sync of synthetic daily logs (``benchmarks/_common.py``) with a
   precomputed embedder (text -> stored 384-dim vector), so the figure is the engine's own cost:
-  discovery, reading, hashing, token chunking, FTS5, vectors (vec0 + BLOB), embedding cache.
-* local model: the same on a smaller sample with the offline MiniLM provider (model load
+  discovery, reading, hashing, token chunking, FTS5, the vector BLOBs, cache lookups.
+* local model: the same on a smaller sample with the offline default model (multilingual USE) (model load
   timed apart).
 * no-op sync: ``sync()`` again on an index of 10 000 unchanged files (one stat per file).
 * peak RSS: ``resource.getrusage`` after each phase (the peak so far of this process).
@@ -62,7 +62,7 @@ def engine_only(tmp: Path, n_chunks: int) -> None:
     n = report.chunks_added
     print(f"engine-only ({path}): {n:,} chunks in {len(corpus.files):,} files: {wall:.1f} s wall, "
           f"{cpu:.1f} s CPU -> {n / wall:,.0f} chunks/s wall, {n / cpu:,.0f} chunks per CPU-s "
-          f"(target >= 2 000 chunks/s: {'met' if n / wall >= 2000 else 'MISSED'})")
+          f"(target >= 5 000 chunks/s: {'met' if n / wall >= 5000 else 'MISSED'})")
     print(f"  peak RSS so far: {peak_rss_mb():.0f} MB")
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.embeddings.base import EmbeddingProvider, provider_key_for
+from openclaw_memory.errors import StoreError
 from openclaw_memory.indexing.batch import PendingWrite, WriteBatch
 from openclaw_memory.store import StaleReadError, Store
 from openclaw_memory.types import Chunk, MemoryFile
@@ -114,7 +115,7 @@ class WritesWhileEmbedding(EmbeddingProvider):
             try:
                 other.set_meta({"probe": str(len(self.outcomes))})
                 self.outcomes.append("written")
-            except Exception as exc:  # noqa: BLE001 - the outcome is what the test checks
+            except StoreError as exc:  # the lock held by the sync
                 self.outcomes.append(f"blocked: {exc}")
             finally:
                 other.close()
@@ -158,7 +159,7 @@ def test_concurrent_writer_sees_whole_files_only(tmp_path: Path) -> None:
                 reader.close()
 
     with MemoryIndex.open(ws, index_path=index, embedding={"provider": "none"}) as memory:
-        memory.store  # the index file exists before the poller starts
+        assert memory.store.path.exists()  # before the poller starts
         thread = threading.Thread(target=poll)
         thread.start()
         try:

@@ -95,6 +95,10 @@ class EmbeddingProvider(ABC):
         provider_key: sha256 of everything besides ``id``/``model`` that changes vectors.
         max_input_tokens: longest input (in the provider's own tokens) that is embedded in
             full; longer inputs are truncated, never rejected.
+        costly: whether a vector costs money or a network round trip (an API). Vectors of
+            a costly provider are saved in the index's cache the moment they arrive, so a
+            sync killed before its commit never pays for them twice; a local model's are
+            only stored with their chunks, at the commit.
 
     Implementations must be safe to call from several threads at once.
     """
@@ -103,6 +107,7 @@ class EmbeddingProvider(ABC):
     model: str
     provider_key: str
     max_input_tokens: int
+    costly: bool = True
 
     def __init__(self, *, dims: int | None = None) -> None:
         self._dims = dims

@@ -64,6 +64,9 @@ class MemoryCacheBackend:
 class CachedProvider(EmbeddingProvider):
     """``provider`` with a cache: only texts never seen before are embedded, each once.
 
+    Fresh vectors are written to the backend at once only for a ``costly`` provider (an
+    API); the index keeps a local model's vectors with their chunks (store/cache_rows.py).
+
     ``hits`` counts distinct texts served from the cache, ``misses`` distinct texts sent to
     the provider (a text repeated within one call is embedded once and counted once).
     Queries are not cached: they are rarely repeated and must reflect the live provider.
@@ -75,6 +78,7 @@ class CachedProvider(EmbeddingProvider):
         self.provider = provider
         self.backend = backend
         self.id = provider.id
+        self.costly = provider.costly
         self.model = provider.model
         self.provider_key = provider.provider_key
         self.max_input_tokens = provider.max_input_tokens
@@ -119,9 +123,10 @@ class CachedProvider(EmbeddingProvider):
     def _embed_and_store(self, missing: dict[str, str]) -> dict[str, FloatArray]:
         vectors = self.provider.embed_documents(list(missing.values()))
         fresh = dict(zip(missing, vectors, strict=True))
-        # An invalid vector is never cached: the text is asked for again next time.
-        valid = {h: v for h, v in fresh.items() if not np.isnan(v).any()}
-        self.backend.put_many(self.id, self.model, self.provider_key, valid)
+        if self.provider.costly:
+            # An invalid vector is never cached: the text is asked for again next time.
+            valid = {h: v for h, v in fresh.items() if not np.isnan(v).any()}
+            self.backend.put_many(self.id, self.model, self.provider_key, valid)
         return fresh
 
     def _count(self, *, hits: int, misses: int) -> None:

@@ -92,6 +92,7 @@ class LocalProvider(EmbeddingProvider):
     """
 
     id = "local"
+    costly = False  # computed here: nothing to save before the commit
 
     def __init__(self, settings: EmbeddingSettings | None = None) -> None:
         settings = settings or EmbeddingSettings.model_validate({})

@@ -48,6 +48,7 @@ class MultilingualUSEProvider(EmbeddingProvider):
     """
 
     id = "local"
+    costly = False  # computed here: nothing to save before the commit
     model = USE_MODEL_NAME
     max_input_tokens = MAX_CHARS // 4
 

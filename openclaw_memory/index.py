@@ -70,6 +70,10 @@ def _with_file_warnings(last: list[str], kept: dict[str, list[str]]) -> list[str
     return out
 
 
+#: Seconds a sync spends, by default, embedding chunks whose vectors are missing.
+BACKFILL_S = 5.0
+
+
 class MemoryIndex:
     """Open (or create) the index of one workspace.
 
@@ -223,15 +227,26 @@ class MemoryIndex:
 
     # -- indexing -----------------------------------------------------------------------------
     def sync(self, *, full: bool = False, progress: Progress | None = None,
-             force_sessions: bool = False) -> SyncReport:
+             force_sessions: bool = False, defer_vectors: bool = False,
+             backfill_s: float | None = BACKFILL_S,
+             vector_progress: Progress | None = None) -> SyncReport:
         """Bring the index in line with the files (incremental unless ``full``).
 
         Session transcripts already indexed are re-indexed once they pass the
         ``sessions.delta_bytes`` / ``delta_lines`` thresholds, or on ``force_sessions``.
+
+        ``defer_vectors`` indexes text and keywords only (a very large workspace is
+        searchable by keyword at once); chunks without a vector are embedded by later
+        syncs, each spending at most ``backfill_s`` seconds on them (at least one batch;
+        None: until none is left, as ``openclaw-memory index`` does), so that a search's
+        sync never stalls on a large backfill. ``report.vectors_pending`` says how many
+        are still waiting.
         """
         with self._lock:
             seq = self.freshness.begin()
-            syncer = Syncer(self.settings, self.workspace, self.provider)
+            syncer = Syncer(self.settings, self.workspace, self.provider,
+                            defer_vectors=defer_vectors, backfill_s=backfill_s,
+                            vector_progress=vector_progress)
             try:
                 report = syncer.sync(self.store, full=full, progress=progress,
                                      force_sessions=force_sessions)

@@ -171,6 +171,10 @@ class SyncReport:
     vectors_backfilled: int = 0
     #: Vectors the provider returned invalid (NaN, infinite, overflowing, zero): not stored.
     vectors_rejected: int = 0
+    #: Chunks indexed without vectors on request (``defer_vectors``): later syncs embed them.
+    vectors_deferred: int = 0
+    #: Chunks of the index still without a vector after this sync.
+    vectors_pending: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}

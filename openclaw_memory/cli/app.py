@@ -106,6 +106,9 @@ def _parser() -> argparse.ArgumentParser:
     idx.add_argument("--full", action="store_true", help="rebuild from scratch")
     idx.add_argument("--force-sessions", action="store_true",
                      help="re-index grown transcripts now, below the delta thresholds too")
+    idx.add_argument("--vectors-later", action="store_true",
+                     help="index text and keywords now, embed later (a very large workspace: "
+                          "keyword search at once; the next `index` embeds, resumably)")
     idx.add_argument("--json", action="store_true", help="print the sync report as JSON")
     s = sub.add_parser("search", help="hybrid search with citations")
     s.add_argument("query", help="what to look for (any language)")
@@ -200,7 +203,10 @@ def _print_json(data: Any) -> None:
 
 
 def _cmd_index(memory: MemoryIndex, args: argparse.Namespace) -> None:
-    report = memory.sync(full=args.full, progress=ProgressBar(), force_sessions=args.force_sessions)
+    # `index` embeds every missing vector (backfill_s=None), with its own progress bar.
+    report = memory.sync(full=args.full, progress=ProgressBar(), force_sessions=args.force_sessions,
+                         defer_vectors=args.vectors_later, backfill_s=None,
+                         vector_progress=ProgressBar(unit="vectors"))
     if args.json:
         _print_json(report.as_dict())
         return
@@ -208,6 +214,12 @@ def _cmd_index(memory: MemoryIndex, args: argparse.Namespace) -> None:
     print(f"{kind} {report.scanned} files: {report.indexed} indexed, {report.unchanged} "
           f"unchanged, {report.deleted} deleted, {report.chunks_added} chunks added, "
           f"{report.embedded} embedded ({report.cache_hits} cached) in {report.duration_s:.2f}s")
+    if report.vectors_backfilled:
+        print(f"vectors: {report.vectors_backfilled} missing vectors embedded")
+    if report.vectors_pending and args.vectors_later:
+        print(f"vectors: {report.vectors_pending} chunks wait for their vectors (keyword search "
+              "works now); run `openclaw-memory index` to embed them: it can be stopped and "
+              "run again, it goes on where it stopped")
     if report.sessions_deferred or report.malformed_lines:
         print(f"transcripts: {report.sessions_deferred} below the delta thresholds (index "
               f"--force-sessions), {report.malformed_lines} malformed lines skipped")

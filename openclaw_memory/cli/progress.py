@@ -32,7 +32,8 @@ class ProgressBar:
     """Callable as a sync ``progress(done, total, path)``; draws on ``stream`` when it is a tty."""
 
     def __init__(self, stream: TextIO | None = None, *, enabled: bool | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, unit: str = "files") -> None:
+        self.unit = unit
         self.stream = stream or sys.stderr
         self.enabled = self.stream.isatty() if enabled is None else enabled
         self._clock = clock
@@ -60,10 +61,10 @@ class ProgressBar:
         bar = "#" * filled + "." * (_WIDTH - filled)
         elapsed = now - (self._start if self._start is not None else now)
         rate = self.rate()
-        text = f"[{bar}] {done}/{total} files  {format_duration(elapsed)} elapsed"
+        text = f"[{bar}] {done}/{total} {self.unit}  {format_duration(elapsed)} elapsed"
         if rate is None:
             return text + "  (measuring rate)"
-        text += f"  {rate:.1f} files/s"
+        text += f"  {rate:.1f} {self.unit}/s"
         if done < total:
             text += f"  {format_duration((total - done) / rate)} left"
         return text

@@ -90,6 +90,8 @@ class SyncPlan:
     vectors_missing: int = 0
     vectors_backfilled: int = 0
     vectors_rejected: int = 0
+    vectors_deferred: int = 0
+    vectors_pending: int = 0
     reindexed: set[str] = field(default_factory=set)
     file_warnings: dict[str, list[str]] = field(default_factory=dict)
 
@@ -136,11 +138,21 @@ class Syncer:
     """Brings one :class:`Store` in line with the files of one :class:`Workspace`."""
 
     def __init__(self, settings: MemorySettings, workspace: Workspace,
-                 provider: EmbeddingProvider | None) -> None:
+                 provider: EmbeddingProvider | None, *, defer_vectors: bool = False,
+                 backfill_s: float | None = None,
+                 vector_progress: Progress | None = None) -> None:
+        """``defer_vectors``: index text and keywords only; the vectors are left missing
+        and filled by later syncs (a very large workspace is searchable by keyword in
+        minutes, its vectors follow). ``backfill_s``: time a sync may spend embedding
+        missing vectors (at least one batch; None: all of them), reported to
+        ``vector_progress`` as (done, total, "")."""
         self.settings = settings
         self.workspace = workspace
         self.provider = provider
         self.model = provider.model if provider else "fts-only"
+        self.defer_vectors = defer_vectors
+        self.backfill_s = backfill_s
+        self.vector_progress = vector_progress
 
     # -- discovery --------------------------------------------------------------------------
     def _discover(self, plan: SyncPlan) -> list[MemoryFile]:
@@ -163,6 +175,9 @@ class Syncer:
 
     def _embed(self, chunks: Sequence[Chunk], plan: SyncPlan) -> np.ndarray[Any, Any] | None:
         if self.provider is None or not chunks:
+            return None
+        if self.defer_vectors:
+            plan.vectors_deferred += len(chunks)
             return None
         cached = self.provider if isinstance(self.provider, CachedProvider) else None
         hits, misses = (cached.hits, cached.misses) if cached else (0, 0)
@@ -364,15 +379,23 @@ class Syncer:
         plan.chunks_removed += store.delete_files(gone)
         plan.deleted += len(gone)
         self.backfill_vectors(store, plan)
+        plan.vectors_pending = store.missing_vectors() if self.provider is not None else 0
         if self.settings.embedding.cache_max_entries:
             store.prune_cache(self.settings.embedding.cache_max_entries)
         store.settle_vector_index()
 
     def backfill_vectors(self, store: Store, plan: SyncPlan, batch: int = 256) -> None:
-        """Embed chunks whose vectors a provider outage left missing, until none or it fails."""
-        if self.provider is None or plan.vectors_missing:
-            return  # keyword-only, or the provider failed in this very pass
+        """Embed chunks whose vectors are missing (deferred, or a provider outage), until
+        none are left, the provider fails or ``backfill_s`` has passed. Each batch commits
+        on its own, so an interrupted backfill resumes where it stopped."""
+        if self.provider is None or plan.vectors_missing or self.defer_vectors:
+            return  # keyword-only, the provider failed in this very pass, or asked to wait
+        started = time.monotonic()
+        total = store.missing_vectors()
         while True:
+            if self.backfill_s is not None and plan.vectors_backfilled and \
+                    time.monotonic() - started >= self.backfill_s:
+                return
             rows = store.chunks_without_vectors(batch)
             if not rows:
                 return
@@ -386,6 +409,8 @@ class Syncer:
             done = store.set_vectors([r for (r, _), ok in zip(rows, good, strict=True) if ok],
                                      vectors[good])
             plan.vectors_backfilled += done
+            if self.vector_progress is not None:
+                self.vector_progress(min(plan.vectors_backfilled, total), total, "")
             if done < len(rows):
                 return  # invalid vectors, or rows changed under us: the next sync goes on
 

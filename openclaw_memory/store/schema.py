@@ -56,6 +56,10 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # vectors served from the old one, copied into the new cache), which leaves the
         # cache holding only vectors of text no longer indexed.
         "create index if not exists chunks_hash on chunks(hash)",
+        # Chunks still waiting for a vector (deferred, or a provider outage): counted and
+        # found at every sync without reading every row.
+        "create index if not exists chunks_without_vector on chunks(rowid) "
+        "where embedding is null",
     ),
 )
 

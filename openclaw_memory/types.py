@@ -50,6 +50,8 @@ class HitExplanation:
     vector_rank: int | None
     text_rank: int | None
     fused: float
+    #: FTS5's bm25 of the keyword side's candidates; calibrated fusion also looks it up for
+    #: chunks only the vector side found (absolute fusion does not use it: None there).
     bm25: float | None = None
     decay: float = 1.0
     mmr_penalty: float = 0.0

@@ -11,7 +11,6 @@ import pytest
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.search import keywords
-from openclaw_memory.search.coverage import keyword_coverage
 from openclaw_memory.search.keywords import candidate_query, keyword_candidates
 from openclaw_memory.search.textsearch import keyword_terms
 
@@ -67,13 +66,16 @@ def test_the_source_filter_without_a_join_returns_what_the_join_did(memory: Memo
     assert store.keyword_search('"meeting"', 10, ("sessions",)) == []
 
 
-def test_coverage_by_lookup_equals_coverage_by_range(memory: MemoryIndex,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_terms_among_candidates_are_those_the_index_itself_matches(
+        memory: MemoryIndex) -> None:
     store = memory.store
     keys = [rowid for rowid, _ in store.keyword_search('"meeting"', 40, ("memory",))]
-    exact = keyword_coverage(store, "zebra meeting status", keys, bounded=False)
-    monkeypatch.setattr(keywords, "LOOKUP_ABOVE", 5)
-    monkeypatch.setattr("openclaw_memory.search.coverage.LOOKUP_ABOVE", 5)
-    assert keyword_coverage(store, "zebra meeting status", keys) == exact
-    assert store.chunks_with_term("zebra", keys, listed=True) == store.chunks_with_term("zebra", keys)
-    assert store.chunks_with_term("meeting", keys[:3], listed=True) == set(keys[:3])
+    terms = ["zebra", "meeting", "status", "meetings", "no-such-word"]
+    found = store.terms_in(terms, keys)
+    for term in terms:
+        quoted = '"' + term + '"'
+        everywhere = {r[0] for r in store.query(
+            "select rowid from chunks_fts where chunks_fts match ?", (quoted,))}
+        assert found[term] == everywhere & set(keys), term
+    assert found["meeting"] == set(keys) and found["no-such-word"] == set()
+    assert found["meetings"] == found["meeting"]  # the same stem, as the index tokenises it

@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from openclaw_memory.search.keywords import LOOKUP_ABOVE
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.store import Store
 
@@ -25,13 +24,8 @@ def idf(total: int, containing: int) -> float:
     return math.log(1.0 + (total - containing + 0.5) / (containing + 0.5))
 
 
-def keyword_coverage(store: Store, query: str, keys: Sequence[int], *,
-                     bounded: bool = True) -> Mapping[int, float]:
-    """Coverage in [0, 1] of ``query``'s terms for each chunk in ``keys`` (absent: no terms).
-
-    ``bounded``: a term found in most chunks is looked up chunk by chunk among ``keys`` instead
-    of walking its doclist over the candidates' rowid range (the range usually spans the index).
-    """
+def keyword_coverage(store: Store, query: str, keys: Sequence[int]) -> Mapping[int, float]:
+    """Coverage in [0, 1] of ``query``'s terms for each chunk in ``keys`` (absent: no terms)."""
     terms = keyword_terms(query)
     if not terms or not keys:
         return {}
@@ -41,8 +35,8 @@ def keyword_coverage(store: Store, query: str, keys: Sequence[int], *,
     if mass <= 0:
         return {}
     covered = dict.fromkeys(keys, 0.0)
-    for term, weight in weights.items():
-        common = bounded and containing[term] > LOOKUP_ABOVE
-        for key in store.chunks_with_term(term, keys, listed=common):
-            covered[key] += weight
+    for term, found in store.terms_in(terms, keys).items():
+        for key in found:
+            if key in covered:
+                covered[key] += weights[term]
     return {key: min(1.0, value / mass) for key, value in covered.items()}

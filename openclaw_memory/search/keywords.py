@@ -27,7 +27,7 @@ from openclaw_memory.search.textsearch import keyword_terms, quote_term
 from openclaw_memory.store import Store
 from openclaw_memory.store.db import QueryTimeoutError
 
-__all__ = ["LOOKUP_ABOVE", "MATCH_BUDGET", "WINDOW_BUDGET", "CandidateQuery", "candidate_query",
+__all__ = ["MATCH_BUDGET", "WINDOW_BUDGET", "CandidateQuery", "candidate_query",
            "keyword_candidates"]
 
 # Chunks the candidate query may score (FTS5 scores about 10 000 matches per millisecond
@@ -37,9 +37,6 @@ MATCH_BUDGET = 20_000
 # A question of common words only is scored among the newest chunks expected to hold this
 # many matches: BM25 has little to rank by there, and the vector side sees every chunk.
 WINDOW_BUDGET = 4_000
-# Coverage looks a term found in more chunks than this up chunk by chunk among the candidates
-# rather than walking its doclist over their rowid range.
-LOOKUP_ABOVE = 2_000
 
 
 @dataclass(frozen=True)

@@ -152,18 +152,22 @@ def _gather(store: Store, provider: EmbeddingProvider | None, request: SearchReq
     return found
 
 
-def _lookups(store: Store, found: _Candidates, query: str) -> tuple[dict[int, float],
-                                                                    dict[int, float]]:
-    """The other side's score for one-sided candidates, so fusion sees both for all."""
+def _lookups(store: Store, found: _Candidates, query: str, *,
+             bm25: bool) -> tuple[dict[int, float], dict[int, float]]:
+    """The other side's score for one-sided candidates, so fusion sees both for all.
+
+    ``bm25``: look up the BM25 of vector-only candidates too. Only calibrated fusion reads
+    it; absolute fusion scores words by coverage, and FTS5's bm25() walks every term's
+    whole doclist to count it (15 ms of a search at 30k chunks), so it is skipped there.
+    """
     vector_keys = {k for k, _ in found.vector_hits}
     text_keys = {k for k, _ in found.text_hits}
     extra_vector: dict[int, float] = {}
     extra_text: dict[int, float] = {}
     if found.query_vector is not None:
         extra_vector = store.cosines(found.query_vector, sorted(text_keys - vector_keys))
-    # The same bounded expression as the candidate query: common words left out.
     # The candidate query's own terms (common words left out), over the whole index.
-    plan = candidate_query(store, keyword_terms(query)) if found.vector_hits else None
+    plan = candidate_query(store, keyword_terms(query)) if found.vector_hits and bm25 else None
     if plan is not None and plan.expression is not None:
         try:
             extra_text = store.keyword_scores(plan.expression, sorted(vector_keys - text_keys))
@@ -218,7 +222,7 @@ def run_search(store: Store, provider: EmbeddingProvider | None, request: Search
     mode = _mode(provider, settings, found.error)
     absolute = settings.fusion == "absolute" and bool(found.vector_hits)
     extra_vector, extra_text = ({}, {}) if settings.fusion not in ("calibrated", "absolute") else (
-        _lookups(store, found, request.keywords))
+        _lookups(store, found, request.keywords, bm25=settings.fusion == "calibrated"))
     coverage = _coverage(store, request.keywords, found, settings) if absolute else {}
     vw, tw = settings.weights
     fused = fuse(found.vector_hits, found.text_hits, mode=settings.fusion, vector_weight=vw,

@@ -26,6 +26,7 @@ from openclaw_memory.sessions.delta import SessionState
 from openclaw_memory.store.cache_rows import Identity, claim, copy_attached, identity_of, lookup, retire
 from openclaw_memory.store.connection import DriverInfo, connect, probe_driver
 from openclaw_memory.store.schema import FINGERPRINT_KEY, migrate
+from openclaw_memory.store.term_lookup import CandidateTerms
 from openclaw_memory.store.vectors import NumpyVectors, Vec0Vectors, VectorHits, placeholders
 from openclaw_memory.types import Chunk, MemoryFile
 
@@ -107,6 +108,7 @@ class Store:
         self._term_cache = {}
         self._vec0 = Vec0Vectors()
         self._numpy = NumpyVectors()
+        self._terms = CandidateTerms()
         try:
             _private_file(path)
         except OSError as exc:
@@ -505,25 +507,22 @@ class Store:
                         "select count(*) from chunks_fts where chunks_fts match ?", (quoted,))[0][0])
             return total, {t: cache[t] for t in terms}
 
-    def chunks_with_term(self, term: str, rowids: Sequence[int], *, listed: bool = False) -> set[int]:
-        """Which of ``rowids`` contain ``term`` (as FTS5 tokenises it: stems, CJK pairs).
-
-        By default FTS5 walks the term's doclist over the rowids' range, cheap for a rare term;
-        ``listed`` names each rowid instead (FTS5 seeks them), cheaper for a term found in most
-        chunks, whose doclist over a wide range is long.
-        """
-        if not rowids:
-            return set()
+    def terms_in(self, terms: Sequence[str], rowids: Sequence[int]) -> dict[str, set[int]]:
+        """For each term, which of ``rowids`` contain it (as FTS5 tokenises it: stems, CJK
+        pairs, phrases), matched among those chunks alone (store/term_lookup.py)."""
         wanted = sorted(set(rowids))
-        quoted = '"' + term.replace('"', "") + '"'
-        if listed:
-            sql = f"rowid in ({placeholders(len(wanted))})"
-            params: tuple[object, ...] = (quoted, *wanted)
-        else:
-            sql, params = "rowid between ? and ?", (quoted, wanted[0], wanted[-1])
-        rows = self.query(f"select rowid from chunks_fts where chunks_fts match ? and {sql}", params)
-        found = {int(r[0]) for r in rows}
-        return found & set(wanted)
+        if not wanted or not terms:
+            return {term: set() for term in terms}
+        with self._lock:
+            try:
+                texts = {int(r): str(t) for r, t in self._conn.execute(
+                    f"select rowid, text from chunks where rowid in "
+                    f"({placeholders(len(wanted))})", wanted)}
+                return self._terms.lookup(self._conn, texts, terms)
+            except self.driver.errors as exc:
+                if _is_corruption(exc):
+                    raise IndexCorruptError(f"the index file is damaged: {exc}") from exc
+                raise StoreError(f"index query failed: {exc}") from exc
 
     def cosines(self, query: FloatArray, rowids: Sequence[int]) -> dict[int, float]:
         """Cosine of the query with the stored vectors of the given chunks."""
@@ -710,6 +709,7 @@ class Store:
             other._conn.backup(self._conn)
             self._numpy.invalidate()
             self._vec0 = Vec0Vectors()
+            self._terms.forget()
             self._auto_generation = None
             self._keyword_index_checked = False
 
@@ -719,6 +719,7 @@ class Store:
         with self._lock:
             self._numpy.invalidate()
             self._vec0 = Vec0Vectors()
+            self._terms.forget()
             self._auto_generation = None
             self._keyword_index_checked = False
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from openclaw_memory.errors import IndexCorruptError, StoreError
 from openclaw_memory.search.textsearch import keyword_terms, quote_term
 from openclaw_memory.store import Store
-from openclaw_memory.store.db import QueryTimeoutError
+from openclaw_memory.store.keyword_side import QueryTimeoutError
 
 __all__ = ["MATCH_BUDGET", "WINDOW_BUDGET", "CandidateQuery", "candidate_query",
            "keyword_candidates"]

@@ -21,7 +21,7 @@ from typing import Any
 from openclaw_memory.errors import IndexCorruptError, StoreError
 from openclaw_memory.store.schema import check_identity
 
-__all__ = ["DISABLE_VEC_ENV", "DriverInfo", "connect", "probe_driver"]
+__all__ = ["DISABLE_VEC_ENV", "DriverInfo", "connect", "is_corruption", "probe_driver"]
 
 #: Set to "1" to force the numpy vector path (used by tests and for debugging).
 DISABLE_VEC_ENV = "OPENCLAW_MEMORY_DISABLE_VEC"
@@ -161,3 +161,11 @@ def connect(path: Path | str, driver: DriverInfo, *, busy_timeout_ms: int, load_
     except driver.errors as exc:  # "file is not a database", "disk image is malformed"
         raise IndexCorruptError(f"index {path} is corrupt: {exc}") from exc
     return conn
+
+
+def is_corruption(exc: BaseException) -> bool:
+    """SQLITE_CORRUPT / SQLITE_NOTADB: damage found in pages that opening did not read."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in (11, 26)
+    return "malformed" in str(exc) or "not a database" in str(exc)

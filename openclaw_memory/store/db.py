@@ -24,10 +24,12 @@ from openclaw_memory.errors import IndexCorruptError, StoreError
 from openclaw_memory.search.textsearch import fts_body
 from openclaw_memory.sessions.delta import SessionState
 from openclaw_memory.store.cache_rows import Identity, claim, copy_attached, identity_of, lookup, retire
-from openclaw_memory.store.connection import DriverInfo, connect, probe_driver
+from openclaw_memory.store.connection import DriverInfo, connect, is_corruption, probe_driver
+from openclaw_memory.store.keyword_side import KeywordQueries, QueryTimeoutError
 from openclaw_memory.store.schema import FINGERPRINT_KEY, migrate
 from openclaw_memory.store.term_lookup import CandidateTerms
-from openclaw_memory.store.vectors import NumpyVectors, Vec0Vectors, VectorHits, placeholders
+from openclaw_memory.store.vector_side import VectorQueries
+from openclaw_memory.store.vectors import NumpyVectors, Vec0Vectors, placeholders
 from openclaw_memory.types import Chunk, MemoryFile
 
 __all__ = ["ChunkRow", "FileRow", "QueryTimeoutError", "StaleReadError", "Store"]
@@ -52,13 +54,6 @@ def _private_file(path: Path) -> None:
     with contextlib.suppress(FileExistsError):
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
 
-
-FTS_CHECK_MAX_CHUNKS = 20_000
-"""Up to this size a sync verifies the keyword index (a few ms per thousand chunks)."""
-
-
-class QueryTimeoutError(StoreError):
-    """A query ran past its time bound and was interrupted."""
 
 
 class StaleReadError(StoreError):
@@ -87,7 +82,7 @@ class ChunkRow:
     text: str
 
 
-class Store:
+class Store(KeywordQueries, VectorQueries):
     """An open index file. Thread-safe: one connection guarded by a re-entrant lock."""
 
     def __init__(self, path: Path, *, vector_backend: str = "auto", fts_tokenizer: str = "unicode61",
@@ -157,7 +152,7 @@ class Store:
             except BaseException as exc:
                 with contextlib.suppress(Exception):
                     conn.execute("rollback")
-                if _is_corruption(exc):
+                if is_corruption(exc):
                     raise IndexCorruptError(f"the index file is damaged: {exc}") from exc
                 raise
 
@@ -166,7 +161,7 @@ class Store:
             try:
                 return list(self._conn.execute(sql, tuple(params)).fetchall())
             except self.driver.errors as exc:
-                if _is_corruption(exc):
+                if is_corruption(exc):
                     raise IndexCorruptError(f"the index file is damaged: {exc}") from exc
                 raise StoreError(f"index query failed: {exc}") from exc
 
@@ -180,13 +175,6 @@ class Store:
             conn.executemany(
                 "insert into meta(key, value) values(?, ?) on conflict(key) "
                 "do update set value = excluded.value", list(values.items()))
-
-    _term_cache: dict[str, int]
-    _term_cache_generation: int | None = None
-    _term_cache_total: int | None = None
-    _sources_cache: tuple[int, set[str]] | None = None
-    _auto_generation: int | None = None
-    _keyword_index_checked: bool = False
 
     def generation(self) -> int:
         value = self.meta("generation")
@@ -376,285 +364,6 @@ class Store:
         return {"files": files, "chunks": chunks, "vectors": vectors, "cache_entries": cache}
 
     # -- search ---------------------------------------------------------------------------
-    def keyword_search(self, match: str, limit: int, sources: Sequence[str], *,
-                       timeout_s: float | None = None, min_rowid: int | None = None,
-                       path_prefix: str | None = None) -> list[tuple[int, float]]:
-        """(rowid, bm25 rank) best first; bm25 is negative and lower is better.
-
-        ``min_rowid``: score only chunks from this rowid on (the newest ones; FTS5 skips the
-        rest of each doclist instead of scoring it). ``path_prefix``: only chunks of files
-        under it (one user's folder), applied before the LIMIT so that other folders' matches
-        never crowd it out.
-
-        ``timeout_s`` bounds the query: past it SQLite is interrupted and
-        :class:`QueryTimeoutError` raised (a broad OR of common words on a huge index).
-        """
-        window = "" if min_rowid is None else " and f.rowid >= ?"
-        window_params: tuple[object, ...] = () if min_rowid is None else (min_rowid,)
-        params: tuple[object, ...]
-        if path_prefix is not None:
-            low, high = prefix_range(path_prefix)
-            sql = (f"select f.rowid, bm25(chunks_fts) as r from chunks_fts f "
-                   f"join chunks c on c.rowid = f.rowid where chunks_fts match ?{window} "
-                   f"and c.path >= ? and c.path < ? "
-                   f"and c.source in ({placeholders(len(sources))}) order by r limit ?")
-            params = (match, *window_params, low, high, *sources, limit)
-        elif self.sources_present() <= set(sources):
-            # Every chunk qualifies: no join, which read a chunks row per match before the LIMIT.
-            sql = (f"select f.rowid, bm25(chunks_fts) as r from chunks_fts f "
-                   f"where chunks_fts match ?{window} order by r limit ?")
-            params = (match, *window_params, limit)
-        else:
-            sql = (f"select f.rowid, bm25(chunks_fts) as r from chunks_fts f "
-                   f"join chunks c on c.rowid = f.rowid where chunks_fts match ?{window} "
-                   f"and c.source in ({placeholders(len(sources))}) order by r limit ?")
-            params = (match, *window_params, *sources, limit)
-        with self._deadline(timeout_s):
-            rows = self.query(sql, params)
-        return [(int(a), float(b)) for a, b in rows]
-
-    def max_rowid(self) -> int:
-        """The newest chunk's rowid (0 when empty)."""
-        return int(self.query("select coalesce(max(rowid), 0) from chunks")[0][0])
-
-    def sources_present(self) -> set[str]:
-        """The sources of the indexed files (remembered per index generation)."""
-        generation = self.generation()
-        cached = self._sources_cache
-        if cached is None or cached[0] != generation:
-            found = {str(row[0]) for row in self.query("select distinct source from files")}
-            self._sources_cache = cached = (generation, found)
-        return set(cached[1])
-
-    @contextlib.contextmanager
-    def _deadline(self, seconds: float | None) -> Iterator[None]:
-        if seconds is None:
-            yield
-            return
-        end = time.monotonic() + seconds
-        expired = False
-
-        def check() -> int:
-            nonlocal expired
-            expired = time.monotonic() > end
-            return 1 if expired else 0
-
-        with self._lock:
-            self._conn.set_progress_handler(check, 20_000)
-            try:
-                yield
-            except StoreError as exc:
-                if expired:
-                    raise QueryTimeoutError(f"stopped after {seconds:g} s") from exc
-                raise
-            finally:
-                self._conn.set_progress_handler(None, 0)
-
-    def keyword_scores(self, match: str, rowids: Sequence[int]) -> dict[int, float]:
-        """bm25 of the given chunks for ``match`` (absent when they do not match)."""
-        if not rowids:
-            return {}
-        # FTS5 pushes a rowid range down into its doclist scan but not an IN list, which it
-        # tests row by row after scoring: the range and a set filter here cost about half.
-        wanted = set(rowids)
-        sql = ("select rowid, bm25(chunks_fts) from chunks_fts where chunks_fts match ? "
-               "and rowid between ? and ?")
-        rows = self.query(sql, (match, min(wanted), max(wanted)))
-        return {int(a): float(b) for a, b in rows if a in wanted}
-
-    def check_keyword_index(self, max_chunks: int = FTS_CHECK_MAX_CHUNKS) -> bool:
-        """Run FTS5's own integrity check when the index is small enough for it to be cheap.
-
-        Damage in FTS5's pages only shows when a query reads them: a sync that finds every
-        file unchanged would otherwise report success over an index no search can use.
-        Raises :class:`IndexCorruptError` on damage; False when skipped (too large: damage
-        is then found, and repaired, on the first search that reads it). Once per opened
-        index: the check reads every FTS5 page (about 25 ms per 2 000 chunks), and damage that
-        appears while this process has the index open shows on the search that reads it.
-        """
-        if self._keyword_index_checked:
-            return True
-        if int(self.query("select count(*) from chunks")[0][0]) > max_chunks:
-            return False
-        with self._lock:
-            try:
-                self._conn.execute("insert into chunks_fts(chunks_fts) values('integrity-check')")
-            except self.driver.errors as exc:
-                if _is_corruption(exc):
-                    raise IndexCorruptError(f"the keyword index is damaged: {exc}") from exc
-                return False  # locked by another writer, read-only...: not checked this time
-        self._keyword_index_checked = True
-        return True
-
-    def term_statistics(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
-        """(chunks in the index, chunks containing each term), counted by FTS5.
-
-        Remembered per index generation: the counts only change when the index does, and a
-        common term's doclist is long to walk at 100k chunks. Safe across threads: the cache
-        is replaced whole when the generation moves, never reset under a reader.
-        """
-        generation = self.generation()
-        with self._lock:
-            if self._term_cache_generation != generation or self._term_cache_total is None:
-                total = int(self.query("select count(*) from chunks")[0][0])
-                self._term_cache, self._term_cache_total = {}, total
-                self._term_cache_generation = generation
-            cache, total = self._term_cache, self._term_cache_total
-            for term in terms:
-                if term not in cache:
-                    quoted = '"' + term.replace('"', "") + '"'
-                    cache[term] = int(self.query(
-                        "select count(*) from chunks_fts where chunks_fts match ?", (quoted,))[0][0])
-            return total, {t: cache[t] for t in terms}
-
-    def terms_in(self, terms: Sequence[str], rowids: Sequence[int]) -> dict[str, set[int]]:
-        """For each term, which of ``rowids`` contain it (as FTS5 tokenises it: stems, CJK
-        pairs, phrases), matched among those chunks alone (store/term_lookup.py)."""
-        wanted = sorted(set(rowids))
-        if not wanted or not terms:
-            return {term: set() for term in terms}
-        with self._lock:
-            try:
-                texts = {int(r): str(t) for r, t in self._conn.execute(
-                    f"select rowid, text from chunks where rowid in "
-                    f"({placeholders(len(wanted))})", wanted)}
-                return self._terms.lookup(self._conn, texts, terms)
-            except self.driver.errors as exc:
-                if _is_corruption(exc):
-                    raise IndexCorruptError(f"the index file is damaged: {exc}") from exc
-                raise StoreError(f"index query failed: {exc}") from exc
-
-    def cosines(self, query: FloatArray, rowids: Sequence[int]) -> dict[int, float]:
-        """Cosine of the query with the stored vectors of the given chunks."""
-        if not rowids:
-            return {}
-        rows = self.query(f"select rowid, embedding from chunks where embedding is not null "
-                          f"and rowid in ({placeholders(len(rowids))})", rowids)
-        q = query.astype(np.float32)
-        out = {}
-        for rowid, blob in rows:
-            v = np.frombuffer(blob, np.float32)
-            if v.shape == q.shape:
-                out[int(rowid)] = float(v @ q)
-        return out
-
-    # -- the vec0 table: kept only where it answers ------------------------------------------
-    def _vec0_live(self, conn: Any, dims: int) -> bool:
-        """Whether writes must keep ``chunks_vec`` up to date: exactly when it exists.
-
-        The table exists only once :meth:`settle_vector_index` built it complete, so "it
-        exists" means "it holds every vector", for writers of any version.
-        """
-        if not self.driver.vec_loadable or not self._vec0.has_table(conn):
-            return False
-        self._vec0.ensure_table(conn, dims)
-        return True
-
-    def _wants_vec0(self) -> tuple[bool, int]:
-        vectors, dims = self._vector_shape()
-        if self.vector_backend == "vec0":
-            return True, dims
-        over = vectors * dims * 4 > self.max_matrix_bytes
-        return self.vector_backend == "auto" and over, dims
-
-    def settle_vector_index(self) -> str | None:
-        """Build the vec0 table when this index answers from it, drop it when it does not.
-
-        A vector stored three times cost 12 KB per chunk: ``auto`` answers from the in-memory
-        matrix (read from ``chunks.embedding``) while it fits ``store.max_matrix_mb``, so vec0
-        is only built, from the stored vectors, once the index outgrows that budget or when
-        ``vector_backend="vec0"`` asks for it. Called at the end of a sync; returns what it
-        did ("built"/"dropped") or None.
-        """
-        if not self.driver.vec_loadable:
-            return None
-        want, dims = self._wants_vec0()
-        with self._lock:
-            has = self._vec0.has_table(self._conn)
-            if want and not has and dims:
-                with self.write() as conn:
-                    self._vec0.ensure_table(conn, dims)
-                    conn.execute(
-                        "insert into chunks_vec(rowid, source, embedding) select rowid, source, "
-                        "embedding from chunks where embedding is not null and "
-                        "length(embedding) = ?", (dims * 4,))
-                self._auto_generation = None
-                return "built"
-            if not want and has and self.vector_backend == "auto":
-                with self.write() as conn:
-                    conn.execute("drop table chunks_vec")
-                self._vec0 = Vec0Vectors()
-                self._auto_generation = None
-                return "dropped"
-        return None
-
-    def _auto_path(self) -> tuple[str, str]:
-        """Which path ``auto`` answers with now, and why (shown by ``status``)."""
-        vectors, dims = self._vector_shape()
-        size = vectors * dims * 4
-        budget = f"store.max_matrix_mb {self.max_matrix_bytes // 1048576}"
-        if not self.driver.vec_loadable:
-            return "numpy", f"in-memory matrix ({self.driver.reason})"
-        if size <= self.max_matrix_bytes:
-            return "numpy", (f"auto: in-memory matrix of {vectors} vectors ({size / 1e6:.0f} MB, "
-                             f"{budget}); no vec0 table needed ({self.driver.reason})")
-        if not self._vec0.has_table(self._conn):
-            return "numpy", (f"auto: {vectors} vectors ({size / 1e6:.0f} MB) exceed {budget} but "
-                             "the vec0 table is not built yet (the next sync builds it): "
-                             "in-memory matrix meanwhile")
-        return "vec0", (f"auto: {vectors} vectors ({size / 1e6:.0f} MB) exceed {budget}: "
-                        f"vec0 scan ({self.driver.reason})")
-
-    def _vector_shape(self) -> tuple[int, int]:
-        """(chunks, dimensions): an upper bound of the matrix, without reading every row."""
-        try:
-            count = self._conn.execute("select count(*) from chunks").fetchone()[0]
-            one = self._conn.execute("select length(embedding) from chunks "
-                                     "where embedding is not null limit 1").fetchone()
-        except self.driver.errors:
-            return 0, 0
-        return int(count or 0), int(one[0]) // 4 if one else 0
-
-    def vector_search(self, query: FloatArray, k: int, sources: Sequence[str], *,
-                      path_prefix: str | None = None) -> VectorHits:
-        """The ``k`` nearest chunks; ``path_prefix`` restricts them to files under it before
-        the top ``k`` are taken (exactly on the matrix; vec0, which cannot filter by path,
-        is asked for more and filtered, so there it is best effort)."""
-        with self._lock:
-            try:
-                if self.vector_backend == "auto":
-                    self._refresh_auto_path()
-                path = self.vector_path
-                if path == "vec0" and not self._vec0.has_table(self._conn):
-                    path = "numpy"  # vec0 asked for, not built yet (the next sync builds it)
-                if path_prefix is None:
-                    if path == "vec0":
-                        return self._vec0.search(self._conn, query, k, sources)
-                    return self._numpy.search(self._conn, query, k, sources, self.generation())
-                low, high = prefix_range(path_prefix)
-                inside = [int(r[0]) for r in self._conn.execute(
-                    "select rowid from chunks where path >= ? and path < ?", (low, high))]
-                if path == "vec0":
-                    wanted = set(inside)
-                    hits = self._vec0.search(self._conn, query, min(4096, k * 20), sources)
-                    return [hit for hit in hits if hit[0] in wanted][:k]
-                return self._numpy.search(self._conn, query, k, sources, self.generation(),
-                                          among=inside)
-            except self.driver.errors as exc:  # e.g. vectors of another dimension
-                if _is_corruption(exc):
-                    raise IndexCorruptError(f"the index file is damaged: {exc}") from exc
-                raise StoreError(f"vector search failed: {exc}") from exc
-            except ValueError as exc:  # numpy: a matrix of another dimension
-                raise StoreError(f"vector search failed: {exc}") from exc
-
-    def _refresh_auto_path(self) -> None:
-        generation = self.generation()
-        if self._auto_generation != generation:
-            self.vector_path, self.vector_reason = self._auto_path()
-            self._auto_generation = generation
-            if self.vector_path == "vec0":
-                self._numpy.release()  # over the budget: do not keep a matrix around
-
     # -- embedding cache (the CacheBackend protocol of embeddings.cache) -----------------
     def _identity(self, conn: Any) -> Identity | None:
         """Whose vectors ``chunks`` holds: the provider the index fingerprint records."""
@@ -668,7 +377,7 @@ class Store:
                 found = lookup(self._conn, (provider_id, model, provider_key),
                                           self._identity(self._conn), hashes)
             except self.driver.errors as exc:
-                if _is_corruption(exc):
+                if is_corruption(exc):
                     raise IndexCorruptError(f"the index file is damaged: {exc}") from exc
                 raise StoreError(f"index query failed: {exc}") from exc
         return {h: np.frombuffer(b, np.float32).copy() for h, b in found.items()}
@@ -734,11 +443,6 @@ class Store:
             return int(cur.rowcount)
 
 
-def prefix_range(prefix: str) -> tuple[str, str]:
-    """[low, high) bounds of the paths starting with ``prefix``, for the ``chunks_path`` index."""
-    return prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\U0010ffff"
-
-
 def _record_session(conn: Any, state: SessionState) -> None:
     conn.execute(
         "insert into session_state(path, indexed_bytes, indexed_lines, malformed, anchor, "
@@ -747,14 +451,6 @@ def _record_session(conn: Any, state: SessionState) -> None:
         "malformed=excluded.malformed, anchor=excluded.anchor, indexed_at=excluded.indexed_at",
         (state.path, state.indexed_bytes, state.indexed_lines, state.malformed, state.anchor,
          time.time()))
-
-
-def _is_corruption(exc: BaseException) -> bool:
-    """SQLITE_CORRUPT / SQLITE_NOTADB: damage found in pages that opening did not read."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    if isinstance(code, int):
-        return code & 0xFF in (11, 26)
-    return "malformed" in str(exc) or "not a database" in str(exc)
 
 
 def chunk_id(chunk: Chunk, model: str) -> str:

@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 
-__all__ = ["cache_dir", "default_index_path", "state_dir"]
+__all__ = ["cache_dir", "default_index_path", "prefix_range", "state_dir"]
 
 
 def cache_dir() -> Path:
@@ -46,3 +46,8 @@ def default_index_path(workspace: Path, agent_id: str | None = None,
     if embedding_key:
         embedding = ".emb-" + hashlib.sha256(embedding_key.encode()).hexdigest()[:10]
     return state_dir() / "indexes" / f"{name}-{digest}{agent}{embedding}.sqlite"
+
+
+def prefix_range(prefix: str) -> tuple[str, str]:
+    """[low, high) bounds of the paths starting with ``prefix``, for the ``chunks_path`` index."""
+    return prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\U0010ffff"

@@ -1,0 +1,195 @@
+"""The keyword side of the index: FTS5 candidates, BM25 lookups, term statistics and the
+terms among candidates. A mixin of :class:`~openclaw_memory.store.db.Store`."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from openclaw_memory.errors import IndexCorruptError, StoreError
+from openclaw_memory.store.connection import DriverInfo, is_corruption
+from openclaw_memory.store.paths import prefix_range
+from openclaw_memory.store.term_lookup import CandidateTerms
+from openclaw_memory.store.vectors import placeholders
+
+__all__ = ["FTS_CHECK_MAX_CHUNKS", "KeywordQueries", "QueryTimeoutError"]
+
+FTS_CHECK_MAX_CHUNKS = 20_000
+"""Up to this size a sync verifies the keyword index (a few ms per thousand chunks)."""
+
+
+class QueryTimeoutError(StoreError):
+    """A query ran past its time bound and was interrupted."""
+
+
+class KeywordQueries:
+    """FTS5 queries of :class:`Store` (its connection and lock)."""
+
+    # Provided by Store (store/db.py).
+    _conn: Any
+    _lock: threading.RLock
+    driver: DriverInfo
+
+    if TYPE_CHECKING:
+        def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]: ...
+
+        def generation(self) -> int: ...
+
+        def write(self) -> contextlib.AbstractContextManager[Any]: ...
+    _terms: CandidateTerms
+    _term_cache: dict[str, int]
+    _term_cache_generation: int | None = None
+    _term_cache_total: int | None = None
+    _sources_cache: tuple[int, set[str]] | None = None
+    _keyword_index_checked: bool = False
+
+    def keyword_search(self, match: str, limit: int, sources: Sequence[str], *,
+                       timeout_s: float | None = None, min_rowid: int | None = None,
+                       path_prefix: str | None = None) -> list[tuple[int, float]]:
+        """(rowid, bm25 rank) best first; bm25 is negative and lower is better.
+
+        ``min_rowid``: score only chunks from this rowid on (the newest ones; FTS5 skips the
+        rest of each doclist instead of scoring it). ``path_prefix``: only chunks of files
+        under it (one user's folder), applied before the LIMIT so that other folders' matches
+        never crowd it out.
+
+        ``timeout_s`` bounds the query: past it SQLite is interrupted and
+        :class:`QueryTimeoutError` raised (a broad OR of common words on a huge index).
+        """
+        window = "" if min_rowid is None else " and f.rowid >= ?"
+        window_params: tuple[object, ...] = () if min_rowid is None else (min_rowid,)
+        params: tuple[object, ...]
+        if path_prefix is not None:
+            low, high = prefix_range(path_prefix)
+            sql = (f"select f.rowid, bm25(chunks_fts) as r from chunks_fts f "
+                   f"join chunks c on c.rowid = f.rowid where chunks_fts match ?{window} "
+                   f"and c.path >= ? and c.path < ? "
+                   f"and c.source in ({placeholders(len(sources))}) order by r limit ?")
+            params = (match, *window_params, low, high, *sources, limit)
+        elif self.sources_present() <= set(sources):
+            # Every chunk qualifies: no join, which read a chunks row per match before the LIMIT.
+            sql = (f"select f.rowid, bm25(chunks_fts) as r from chunks_fts f "
+                   f"where chunks_fts match ?{window} order by r limit ?")
+            params = (match, *window_params, limit)
+        else:
+            sql = (f"select f.rowid, bm25(chunks_fts) as r from chunks_fts f "
+                   f"join chunks c on c.rowid = f.rowid where chunks_fts match ?{window} "
+                   f"and c.source in ({placeholders(len(sources))}) order by r limit ?")
+            params = (match, *window_params, *sources, limit)
+        with self._deadline(timeout_s):
+            rows = self.query(sql, params)
+        return [(int(a), float(b)) for a, b in rows]
+
+    def max_rowid(self) -> int:
+        """The newest chunk's rowid (0 when empty)."""
+        return int(self.query("select coalesce(max(rowid), 0) from chunks")[0][0])
+
+    def sources_present(self) -> set[str]:
+        """The sources of the indexed files (remembered per index generation)."""
+        generation = self.generation()
+        cached = self._sources_cache
+        if cached is None or cached[0] != generation:
+            found = {str(row[0]) for row in self.query("select distinct source from files")}
+            self._sources_cache = cached = (generation, found)
+        return set(cached[1])
+
+    @contextlib.contextmanager
+    def _deadline(self, seconds: float | None) -> Iterator[None]:
+        if seconds is None:
+            yield
+            return
+        end = time.monotonic() + seconds
+        expired = False
+
+        def check() -> int:
+            nonlocal expired
+            expired = time.monotonic() > end
+            return 1 if expired else 0
+
+        with self._lock:
+            self._conn.set_progress_handler(check, 20_000)
+            try:
+                yield
+            except StoreError as exc:
+                if expired:
+                    raise QueryTimeoutError(f"stopped after {seconds:g} s") from exc
+                raise
+            finally:
+                self._conn.set_progress_handler(None, 0)
+
+    def keyword_scores(self, match: str, rowids: Sequence[int]) -> dict[int, float]:
+        """bm25 of the given chunks for ``match`` (absent when they do not match)."""
+        if not rowids:
+            return {}
+        # FTS5 pushes a rowid range down into its doclist scan but not an IN list, which it
+        # tests row by row after scoring: the range and a set filter here cost about half.
+        wanted = set(rowids)
+        sql = ("select rowid, bm25(chunks_fts) from chunks_fts where chunks_fts match ? "
+               "and rowid between ? and ?")
+        rows = self.query(sql, (match, min(wanted), max(wanted)))
+        return {int(a): float(b) for a, b in rows if a in wanted}
+
+    def check_keyword_index(self, max_chunks: int = FTS_CHECK_MAX_CHUNKS) -> bool:
+        """Run FTS5's own integrity check when the index is small enough for it to be cheap.
+
+        Damage in FTS5's pages only shows when a query reads them: a sync that finds every
+        file unchanged would otherwise report success over an index no search can use.
+        Raises :class:`IndexCorruptError` on damage; False when skipped (too large: damage
+        is then found, and repaired, on the first search that reads it). Once per opened
+        index: the check reads every FTS5 page (about 25 ms per 2 000 chunks), and damage that
+        appears while this process has the index open shows on the search that reads it.
+        """
+        if self._keyword_index_checked:
+            return True
+        if int(self.query("select count(*) from chunks")[0][0]) > max_chunks:
+            return False
+        with self._lock:
+            try:
+                self._conn.execute("insert into chunks_fts(chunks_fts) values('integrity-check')")
+            except self.driver.errors as exc:
+                if is_corruption(exc):
+                    raise IndexCorruptError(f"the keyword index is damaged: {exc}") from exc
+                return False  # locked by another writer, read-only...: not checked this time
+        self._keyword_index_checked = True
+        return True
+
+    def term_statistics(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """(chunks in the index, chunks containing each term), counted by FTS5.
+
+        Remembered per index generation: the counts only change when the index does, and a
+        common term's doclist is long to walk at 100k chunks. Safe across threads: the cache
+        is replaced whole when the generation moves, never reset under a reader.
+        """
+        generation = self.generation()
+        with self._lock:
+            if self._term_cache_generation != generation or self._term_cache_total is None:
+                total = int(self.query("select count(*) from chunks")[0][0])
+                self._term_cache, self._term_cache_total = {}, total
+                self._term_cache_generation = generation
+            cache, total = self._term_cache, self._term_cache_total
+            for term in terms:
+                if term not in cache:
+                    quoted = '"' + term.replace('"', "") + '"'
+                    cache[term] = int(self.query(
+                        "select count(*) from chunks_fts where chunks_fts match ?", (quoted,))[0][0])
+            return total, {t: cache[t] for t in terms}
+
+    def terms_in(self, terms: Sequence[str], rowids: Sequence[int]) -> dict[str, set[int]]:
+        """For each term, which of ``rowids`` contain it (as FTS5 tokenises it: stems, CJK
+        pairs, phrases), matched among those chunks alone (store/term_lookup.py)."""
+        wanted = sorted(set(rowids))
+        if not wanted or not terms:
+            return {term: set() for term in terms}
+        with self._lock:
+            try:
+                texts = {int(r): str(t) for r, t in self._conn.execute(
+                    f"select rowid, text from chunks where rowid in "
+                    f"({placeholders(len(wanted))})", wanted)}
+                return self._terms.lookup(self._conn, texts, terms)
+            except self.driver.errors as exc:
+                if is_corruption(exc):
+                    raise IndexCorruptError(f"the index file is damaged: {exc}") from exc
+                raise StoreError(f"index query failed: {exc}") from exc

@@ -22,6 +22,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -30,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import PrecomputedProvider, machine_report, make_corpus, write_workspace
 
 from openclaw_memory import MemoryIndex, MemorySettings
+from openclaw_memory.indexing.sync import RACY_WINDOW_S
 
 #: dbstat names -> the structure they belong to (FTS5 and vec0 keep shadow tables).
 GROUPS = (
@@ -178,6 +180,9 @@ def main() -> None:
         for i, folder in enumerate(args.workspace):
             real(folder, tmp / f"real-{i}.sqlite")
         if args.serve:
+            # Past the window in which just-written files are read again (indexing/sync.py
+            # RACY_WINDOW_S): what is measured is a process serving an index, not re-checking it.
+            time.sleep(RACY_WINDOW_S + 0.5)
             served = serve(ws, index_path, args.dims, tmp / "queries.json")
             print(f"\nserving {args.chunks:,} chunks: peak RSS {served['rss_mb']:.0f} MB "
                   f"(before opening the index {served['base_mb']:.0f} MB) with a "

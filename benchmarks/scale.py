@@ -18,8 +18,9 @@ question are embedded once; a copy's vector is its original's plus small noise (
 be. Every system gets the same text -> vector table (no embedding cost is timed).
 
 Per size: ours (hybrid, vector-only, keyword-only; the default ``auto`` path and the vec0
-fallback), exact numpy brute force over the same matrix and the memory-bandwidth floor of
-reading it once (the hardware reference), LangGraph ``SqliteStore`` (vector only) and
+fallback), the hardware reference: exact numpy brute force over the same matrix (a BLAS
+matrix-vector product on both cores, with the rate at which it reads the vectors) and one
+core reading the matrix once, LangGraph ``SqliteStore`` (vector only) and
 LangChain ``InMemoryVectorStore`` (vector only; skipped where it would hold more than
 ``--max-inmemory`` chunks as Python floats). Wall p50 / p95 and CPU p50 in ms.
 """
@@ -224,12 +225,19 @@ def measure_ours(scaled: Scaled, index_path: Path, provider: Tabled, backend: st
 
         out["keyword"] = _time_queries(keyword, scaled.questions, budget)
         out["path"] = memory.store.vector_path
-        out["kb_per_chunk"] = index_path.stat().st_size / memory.store.counts()["chunks"] / 1024
+        chunks = memory.store.counts()["chunks"]
+    # After close: the WAL is checkpointed into the file.
+    out["kb_per_chunk"] = index_path.stat().st_size / chunks / 1024
     with MemoryIndex(_settings(scaled.ws, backend, hybrid=False), index_path=index_path,
                      embedder=provider) as memory:
         memory.sync()
         out["vector"] = _time_queries(lambda q: memory.search(q, max_results=K),
                                       scaled.questions, budget)
+        # The vector path alone (what item "within 2x of brute force" is about): the full
+        # vector-only search above also reads keyword coverage (absolute scores) and snippets.
+        out["path_only"] = _time_queries(
+            lambda q: memory.store.vector_search(scaled.table[q], K, ("memory",)),
+            scaled.questions, budget)
     return out
 
 
@@ -264,10 +272,17 @@ def run_size(n: int, sources: list[Source], model: EmbeddingProvider, tmp: Path,
         scores = matrix @ scaled.table[q]
         return np.argpartition(-scores, K - 1)[:K]
 
+    for name in ("ours (auto: in-memory matrix)", "ours (vec0 fallback)"):
+        rows[name.replace("ours", "  its vector path alone")] = {
+            "vector": rows[name].pop("path_only")}
     rows["exact numpy brute force"] = {"vector": _time_queries(top, scaled.questions,
                                                                args.budget)}
     floor_ms = matrix.nbytes / (args.bandwidth * 1e9) * 1000
-    rows["memory-bandwidth floor"] = {"vector": (floor_ms, floor_ms, floor_ms, 0)}
+    # One core reading the matrix once at the rate numpy sums memory; BLAS's matrix-vector
+    # product above uses both cores (its own rate is printed with the ratios). A matrix
+    # smaller than the CPU caches is read faster than this.
+    rows["one-core read of the matrix"] = {"vector": (floor_ms, floor_ms, floor_ms, 0)}
+    rows["_bytes"] = {"n": matrix.nbytes}
     if not args.no_peers:
         embeddings = precomputed_embeddings(scaled.table)
         store, conn, built = _sqlite_store(tmp / f"langgraph-{n}.sqlite", scaled, embeddings)
@@ -297,6 +312,7 @@ class _AsCorpus:
 
 def print_table(n: int, rows: dict[str, dict[str, Any]]) -> None:
     about = rows.pop("_about")["text"]
+    rows = {k: v for k, v in rows.items() if not k.startswith("_")}
     print(f"\n{n:,}: {about}; k={K}; wall p50 / p95 (CPU p50) in ms")
     head = (f"{'system':32s} {'hybrid':>22s} {'vector-only':>22s} {'keyword-only':>22s} "
             f"{'build s':>8s}")
@@ -315,12 +331,16 @@ def print_ratios(results: dict[int, dict[str, dict[str, Any]]]) -> None:
     print("\nratios within each size (p50)")
     for n, rows in results.items():
         ours = rows["ours (auto: in-memory matrix)"]
+        path = rows["  its vector path alone (auto: in-memory matrix)"]["vector"]
         exact: Cell = rows["exact numpy brute force"]["vector"]
         parts = []
-        if ours.get("vector") and exact:
-            ratio = ours["vector"][0] / exact[0]
-            parts.append(f"auto vector-only / brute force {ratio:.1f}x (target <= 2x: "
+        if path and exact:
+            ratio = path[0] / exact[0]
+            parts.append(f"auto vector path / brute force {ratio:.1f}x (target <= 2x: "
                          f"{'met' if ratio <= 2 else 'MISSED'})")
+        if exact:
+            parts.append(f"brute force reads the vectors at "
+                         f"{rows['_bytes']['n'] / (exact[0] / 1000) / 1e9:.0f} GB/s")
         peer = rows.get("langgraph SqliteStore", {}).get("vector")
         if peer and ours.get("hybrid"):
             parts.append(f"SqliteStore vector / our hybrid {peer[0] / ours['hybrid'][0]:.1f}x")
@@ -343,7 +363,8 @@ def main() -> None:
     print(f"sources: {len(_workspaces())} workspaces ({', '.join(p.name for p in _workspaces())}"
           f"), {sum(len(s.questions) for s in sources)} questions")
     args.bandwidth = bandwidth_gbs()
-    print(f"memory read bandwidth: {args.bandwidth:.1f} GB/s (numpy sum of 512 MB, best of 3)")
+    print(f"memory read rate of one core: {args.bandwidth:.1f} GB/s (numpy sum of 512 MB, "
+          "best of 3)")
     with MemoryIndex.open(ROOT / "notebooks" / "data" / "kestrel-team",
                           index_path=Path(tempfile.mkdtemp()) / "probe.sqlite") as probe:
         model = probe.provider

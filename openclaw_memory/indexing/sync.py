@@ -167,11 +167,9 @@ class Syncer:
         return files
 
     # -- one file ---------------------------------------------------------------------------
-    def _chunks(self, file: MemoryFile, data: bytes, plan: SyncPlan) -> tuple[str, list[Chunk]]:
-        chunking = self.settings.chunking
+    def _chunks(self, file: MemoryFile, data: bytes, plan: SyncPlan) -> list[Chunk]:
         text = blank_front_matter(_decode(data, file.path, plan))
-        file_hash = hashlib.sha256(data).hexdigest()
-        return file_hash, chunk_text(text, path=file.path, source="memory", settings=chunking)
+        return chunk_text(text, path=file.path, source="memory", settings=self.settings.chunking)
 
     def _embed(self, chunks: Sequence[Chunk], plan: SyncPlan) -> np.ndarray[Any, Any] | None:
         if self.provider is None or not chunks:
@@ -257,12 +255,13 @@ class Syncer:
         if looks_binary(data):
             plan.skipped.append(SkippedFile(file.path, "binary content, not text"))
             return
-        file_hash, chunks = self._chunks(file, data, plan)
-        if known is not None and known.hash == file_hash:
+        file_hash = hashlib.sha256(data).hexdigest()
+        if known is not None and known.hash == file_hash:  # a touched file: no re-chunking
             batch.add(PendingWrite(
                 write=lambda conn: store.touch_file_rows(conn, file, read_at=read_at),
                 done=lambda _: _count_unchanged(plan), stale=lambda: None))
             return
+        chunks = self._chunks(file, data, plan)
         vectors = self._embed(chunks, plan)
 
         def retry() -> None:

@@ -140,3 +140,23 @@ def test_vectors_of_text_gone_are_kept_up_to_the_configured_number(ws: Path) -> 
         assert memory.sync().chunks_removed > 2
         assert _cache_rows(memory) == 2
         assert memory.store.counts()["vectors"] == memory.store.counts()["chunks"]
+
+
+def test_an_index_with_the_older_4k_pages_is_rebuilt_in_place(ws: Path) -> None:
+    """Indexes written before 16 KB pages keep theirs: the backup that swaps a rebuilt index
+    in cannot change the page size of a database in WAL mode ("readonly database")."""
+    from openclaw_memory.store import Store
+
+    index = ws.parent / "index.sqlite"
+    Store(index, page_size=4096).close()  # what an earlier version created
+    provider = Counting()
+    with _open(ws, provider) as memory:
+        memory.sync()
+        report = memory.sync(full=True)
+        assert report.full_rebuild and report.embedded == 0
+        assert memory.store.query("pragma page_size")[0][0] == 4096
+        assert memory.search("walrus item").results
+    fresh = ws.parent / "fresh.sqlite"
+    with MemoryIndex.open(ws, index_path=fresh, embedder=provider) as memory:
+        memory.sync()
+        assert memory.store.query("pragma page_size")[0][0] == 16384

@@ -462,8 +462,11 @@ class Syncer:
             plan.warnings.append(f"removed {len(leftovers)} leftover file(s) of an interrupted "
                                  f"rebuild: {', '.join(sorted(leftovers))}")
         tmp = rebuild_path(store.path)
+        # The same page size as the live index: the backup that swaps the rebuilt index in
+        # cannot change it while the live one is in WAL mode (indexes from before 16 KB pages).
         fresh = Store(tmp, vector_backend=self.settings.store.vector_backend,
-                      fts_tokenizer=self.settings.store.fts_tokenizer)
+                      fts_tokenizer=self.settings.store.fts_tokenizer,
+                      page_size=store.page_size())
         try:
             fresh.copy_cache_from(store.path)
             if isinstance(self.provider, CachedProvider):

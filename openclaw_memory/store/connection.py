@@ -21,7 +21,7 @@ from typing import Any
 from openclaw_memory.errors import IndexCorruptError, StoreError
 from openclaw_memory.store.schema import check_identity
 
-__all__ = ["DISABLE_VEC_ENV", "DriverInfo", "connect", "is_corruption", "probe_driver"]
+__all__ = ["DISABLE_VEC_ENV", "PAGE_SIZE", "DriverInfo", "connect", "is_corruption", "probe_driver"]
 
 #: Set to "1" to force the numpy vector path (used by tests and for debugging).
 DISABLE_VEC_ENV = "OPENCLAW_MEMORY_DISABLE_VEC"
@@ -131,8 +131,12 @@ def _switch_to_wal(conn: Any, driver: DriverInfo, busy_timeout_ms: int) -> None:
             delay = min(delay * 2, 0.2)
 
 
-def connect(path: Path | str, driver: DriverInfo, *, busy_timeout_ms: int, load_vec: bool) -> Any:
-    """Open ``path`` in WAL mode with a busy timeout; load vec0 when asked and possible."""
+def connect(path: Path | str, driver: DriverInfo, *, busy_timeout_ms: int, load_vec: bool,
+            page_size: int = PAGE_SIZE) -> Any:
+    """Open ``path`` in WAL mode with a busy timeout; load vec0 when asked and possible.
+
+    ``page_size`` applies to a new database only (a rebuild matches the index it replaces:
+    SQLite's backup cannot change the page size of a database in WAL mode)."""
     try:
         conn = driver.module.connect(
             str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False,
@@ -140,7 +144,7 @@ def connect(path: Path | str, driver: DriverInfo, *, busy_timeout_ms: int, load_
         )
         conn.execute(f"pragma busy_timeout = {int(busy_timeout_ms)}")
         # Only a new, empty database takes it; an existing index keeps its page size.
-        conn.execute(f"pragma page_size = {PAGE_SIZE}")
+        conn.execute(f"pragma page_size = {int(page_size)}")
         if str(path) != ":memory:":
             # Refuse a foreign database *before* switching it to WAL, which rewrites its
             # header: a mistyped --index must not modify another application's file.

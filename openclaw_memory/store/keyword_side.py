@@ -4,13 +4,12 @@ terms among candidates. A mixin of :class:`~openclaw_memory.store.db.Store`."""
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
 
 from openclaw_memory.errors import IndexCorruptError, StoreError
-from openclaw_memory.store.connection import DriverInfo, is_corruption
+from openclaw_memory.store.connection import is_corruption
+from openclaw_memory.store.parts import StorePart
 from openclaw_memory.store.paths import prefix_range
 from openclaw_memory.store.term_lookup import CandidateTerms
 from openclaw_memory.store.vectors import placeholders
@@ -25,20 +24,9 @@ class QueryTimeoutError(StoreError):
     """A query ran past its time bound and was interrupted."""
 
 
-class KeywordQueries:
+class KeywordQueries(StorePart):
     """FTS5 queries of :class:`Store` (its connection and lock)."""
 
-    # Provided by Store (store/db.py).
-    _conn: Any
-    _lock: threading.RLock
-    driver: DriverInfo
-
-    if TYPE_CHECKING:
-        def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]: ...
-
-        def generation(self) -> int: ...
-
-        def write(self) -> contextlib.AbstractContextManager[Any]: ...
     _terms: CandidateTerms
     _term_cache: dict[str, int]
     _term_cache_generation: int | None = None

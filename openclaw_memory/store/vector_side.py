@@ -3,16 +3,15 @@ answers, and cosine lookups. A mixin of :class:`~openclaw_memory.store.db.Store`
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from openclaw_memory.errors import IndexCorruptError, StoreError
-from openclaw_memory.store.connection import DriverInfo, is_corruption
+from openclaw_memory.store.connection import is_corruption
+from openclaw_memory.store.parts import StorePart
 from openclaw_memory.store.paths import prefix_range
 from openclaw_memory.store.vectors import NumpyVectors, Vec0Vectors, VectorHits, placeholders
 
@@ -21,20 +20,9 @@ __all__ = ["VectorQueries"]
 FloatArray = npt.NDArray[np.float32]
 
 
-class VectorQueries:
+class VectorQueries(StorePart):
     """Vector search of :class:`Store` (its connection and lock)."""
 
-    # Provided by Store (store/db.py).
-    _conn: Any
-    _lock: threading.RLock
-    driver: DriverInfo
-
-    if TYPE_CHECKING:
-        def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]: ...
-
-        def generation(self) -> int: ...
-
-        def write(self) -> contextlib.AbstractContextManager[Any]: ...
     vector_backend: str
     vector_path: str
     vector_reason: str

@@ -43,6 +43,15 @@ def has_vec0(store: Store) -> bool:
     return bool(store.query("select 1 from sqlite_master where name = 'chunks_vec'"))
 
 
+def assert_numpy_path_agrees(path: Path, query: np.ndarray, k: int,
+                             hits: list[tuple[int, float]]) -> None:
+    numpy_store = Store(path, vector_backend="numpy")
+    try:
+        assert same(numpy_store.vector_search(query, k, ("memory",)), hits)
+    finally:
+        numpy_store.close()
+
+
 def needs_vec(tmp_path: Path) -> None:
     probe = Store(tmp_path / "probe.sqlite")
     loadable = probe.driver.vec_loadable
@@ -82,11 +91,9 @@ def test_auto_falls_back_to_vec0_past_the_memory_budget_once_the_table_is_built(
     assert store.settle_vector_index() == "built"
     hits = store.vector_search(query, 5, ("memory",))
     assert store.vector_path == "vec0" and "exceed store.max_matrix_mb" in store.vector_reason
-    numpy_store = Store(tmp_path / "i.sqlite", vector_backend="numpy")
-    assert same(numpy_store.vector_search(query, 5, ("memory",)), hits)
+    assert_numpy_path_agrees(tmp_path / "i.sqlite", query, 5, hits)
     assert same(before, hits)
     store.close()
-    numpy_store.close()
 
 
 def test_a_built_vec0_table_is_kept_complete_by_later_writes(
@@ -97,14 +104,15 @@ def test_a_built_vec0_table_is_kept_complete_by_later_writes(
     store.settle_vector_index()
     add(store, "b", 12, rng)
     add(store, "a", 5, rng)  # replaced: its old rows leave vec0 too
-    store.set_vectors([], np.zeros((0, DIMS), np.float32))
+    late = Chunk("memory/c.md", "memory", 1, 1, "a note whose vector came later", "h-c")
+    store.replace_file(MemoryFile("memory/c.md", "memory", 1, 1, 1), "hash-c", [late], None, "m")
+    rowid = store.chunks_without_vectors(10)[0][0]
+    assert store.set_vectors([rowid], unit(rng)[None, :]) == 1  # a backfill reaches vec0 too
     query = unit(rng)
     hits = store.vector_search(query, 40, ("memory",))
-    assert store.vector_path == "vec0" and len(hits) == 17
-    numpy_store = Store(tmp_path / "i.sqlite", vector_backend="numpy")
-    assert same(numpy_store.vector_search(query, 40, ("memory",)), hits)
+    assert store.vector_path == "vec0" and len(hits) == 18 and rowid in {r for r, _ in hits}
+    assert_numpy_path_agrees(tmp_path / "i.sqlite", query, 40, hits)
     store.close()
-    numpy_store.close()
 
 
 def test_the_matrix_follows_adds_deletes_and_backfills_without_a_full_reload(

@@ -44,13 +44,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import machine_report, peak_rss_mb, precomputed_embeddings, require_peers
-from search_latency import Cell, K, _fmt, _in_memory, _time_queries
+from search_latency import Cell, K, _fmt, _in_memory, _sqlite_store, _time_queries
 
 from openclaw_memory import MemoryIndex, MemorySettings
 from openclaw_memory.embeddings.base import EmbeddingProvider, provider_key_for
 from openclaw_memory.indexing.chunking import chunk_text
 from openclaw_memory.search.pipeline import SearchRequest, run_search
-from openclaw_memory.store.connection import connect, probe_driver
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "notebooks" / "data"
@@ -241,22 +240,6 @@ def measure_ours(scaled: Scaled, index_path: Path, provider: Tabled, backend: st
     return out
 
 
-def _sqlite_store(path: Path, scaled: Scaled, embeddings: Any) -> tuple[Any, Any, float]:
-    from langgraph.store.base import PutOp
-    from langgraph.store.sqlite import SqliteStore
-
-    driver = probe_driver(True)
-    conn = connect(path, driver, busy_timeout_ms=10_000, load_vec=True)
-    dims = int(scaled.vectors.shape[1])
-    store = SqliteStore(conn, index={"dims": dims, "embed": embeddings, "text_fields": ["text"]})
-    started = time.perf_counter()
-    store.setup()
-    for start in range(0, len(scaled.texts), 1000):
-        store.batch([PutOp(("notes",), f"c{i}", {"text": scaled.texts[i]})
-                     for i in range(start, min(start + 1000, len(scaled.texts)))])
-    return store, conn, time.perf_counter() - started
-
-
 def run_size(n: int, sources: list[Source], model: EmbeddingProvider, tmp: Path,
              args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     scaled = build_workspace(sources, n, tmp / f"ws-{n}", model)
@@ -285,7 +268,8 @@ def run_size(n: int, sources: list[Source], model: EmbeddingProvider, tmp: Path,
     rows["_bytes"] = {"n": matrix.nbytes}
     if not args.no_peers:
         embeddings = precomputed_embeddings(scaled.table)
-        store, conn, built = _sqlite_store(tmp / f"langgraph-{n}.sqlite", scaled, embeddings)
+        store, conn, built = _sqlite_store(tmp / f"langgraph-{n}.sqlite", scaled.texts,
+                                           int(matrix.shape[1]), embeddings)
         rows["langgraph SqliteStore"] = {"build_s": built, "vector": _time_queries(
             lambda q: store.search(("notes",), query=q, limit=K), scaled.questions, args.budget)}
         conn.close()

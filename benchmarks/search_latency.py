@@ -117,7 +117,9 @@ def _brute_force(corpus: Corpus, table: dict[str, Any], budget: float) -> Cell:
     return _time_queries(top, corpus.queries, budget)
 
 
-def _sqlite_store(path: Path, corpus: Corpus, embeddings: Any) -> tuple[Any, Any, float]:
+def _sqlite_store(path: Path, texts: list[str], dims: int,
+                  embeddings: Any) -> tuple[Any, Any, float]:
+    """LangGraph's SqliteStore on a connection that loads sqlite-vec, holding ``texts``."""
     from langgraph.store.base import PutOp
     from langgraph.store.sqlite import SqliteStore
 
@@ -125,16 +127,16 @@ def _sqlite_store(path: Path, corpus: Corpus, embeddings: Any) -> tuple[Any, Any
     if not driver.vec_loadable:
         sys.exit(f"SqliteStore needs a driver that loads sqlite-vec: {driver.reason}")
     conn = connect(path, driver, busy_timeout_ms=10_000, load_vec=True)
-    store = SqliteStore(conn, index={"dims": DIMS, "embed": embeddings, "text_fields": ["text"]})
+    store = SqliteStore(conn, index={"dims": dims, "embed": embeddings, "text_fields": ["text"]})
     started = time.perf_counter()
     store.setup()
-    for start in range(0, len(corpus.texts), 1000):
-        store.batch([PutOp(("notes",), f"c{i}", {"text": corpus.texts[i]})
-                     for i in range(start, min(start + 1000, len(corpus.texts)))])
+    for start in range(0, len(texts), 1000):
+        store.batch([PutOp(("notes",), f"c{i}", {"text": texts[i]})
+                     for i in range(start, min(start + 1000, len(texts)))])
     return store, conn, time.perf_counter() - started
 
 
-def _in_memory(corpus: Corpus, embeddings: Any) -> tuple[Any, float]:
+def _in_memory(corpus: Any, embeddings: Any) -> tuple[Any, float]:
     from langchain_core.vectorstores import InMemoryVectorStore
 
     started = time.perf_counter()
@@ -161,7 +163,8 @@ def run_size(n: int, tmp: Path, budget: float, peers: bool) -> dict[str, dict[st
         "vector": _brute_force(corpus, table, budget)}
     if peers:
         embeddings = precomputed_embeddings(table)
-        store, conn, built = _sqlite_store(tmp / f"langgraph-{n}.sqlite", corpus, embeddings)
+        store, conn, built = _sqlite_store(tmp / f"langgraph-{n}.sqlite", corpus.texts, DIMS,
+                                           embeddings)
         cell = _time_queries(lambda q: store.search(("notes",), query=q, limit=K),
                              corpus.queries, budget)
         rows["langgraph SqliteStore"] = {"keyword": None, "vector": cell, "hybrid": None,

@@ -202,8 +202,10 @@ def print_targets(results: dict[int, dict[str, dict[str, Any]]]) -> None:
             "exact numpy brute force (reference)", {}).get("vector")
         if auto and exact:
             ratio = auto[0] / exact[0]
-            print(f"  {n:,} chunks: auto vector-only p50 {auto[0]:.2f} ms vs exact numpy brute force "
-                  f"{exact[0]:.2f} ms: {ratio:.1f}x (target <= 2x: {'met' if ratio <= 2 else 'MISSED'})")
+            # The whole search (coverage, snippets included), not the vector path alone: the
+            # "within 2x of brute force" target is checked on the path by benchmarks/scale.py.
+            print(f"  {n:,} chunks: whole vector-only search p50 {auto[0]:.2f} ms vs exact numpy "
+                  f"brute force {exact[0]:.2f} ms: {ratio:.1f}x")
     if 100_000 in results:
         for name in ("ours-auto", "ours-vec0", "ours-numpy"):
             cell = results[100_000][name]["hybrid"]

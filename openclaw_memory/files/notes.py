@@ -42,6 +42,9 @@ __all__ = [
     "append_daily",
     "append_note",
     "daily_note_path",
+    "normalise_note",
+    "note_text",
+    "plan_append",
     "read_note",
     "read_transcript_lines",
     "split_citation",
@@ -120,6 +123,23 @@ def read_note(
     text = editor_lines_text(data.decode("utf-8", errors="replace"))
     all_lines = _split_lines(text)
     return NoteText(resolved.rel_path, text, 1, len(all_lines), len(all_lines))
+
+
+def note_text(rel_path: str, data: bytes | None, from_line: int | None = None,
+              lines: int | None = None) -> NoteText:
+    """:func:`read_note`'s answer for a document already in memory (the database backend):
+    the same clamping, decoding and line numbering."""
+    start = max(1, from_line or 1)
+    if data is None:
+        return NoteText(rel_path, "", start, start - 1, 0, missing=True)
+    text = editor_lines_text(data.decode("utf-8", errors="replace"))
+    all_lines = _split_lines(text)
+    if not (from_line or lines):
+        return NoteText(rel_path, text, 1, len(all_lines), len(all_lines))
+    count = max(1, lines) if lines else None
+    selected = all_lines[start - 1: None if count is None else start - 1 + count]
+    return NoteText(rel_path, "\n".join(selected), start, start + len(selected) - 1,
+                    len(all_lines))
 
 
 COUNT_ALL_BYTES = 4 * 1024 * 1024
@@ -272,7 +292,7 @@ def append_daily(
     The note becomes its own block (a blank line before it). A note already present as a
     block is not written again: the result says ``duplicate`` and points at the existing copy.
     """
-    body = _normalise_note(content)
+    body = normalise_note(content)
     resolved = ws.resolve(daily_note_path(tz, now, folder), purpose="write")
     return _append_block(ws, resolved, body, max_file_bytes)
 
@@ -282,7 +302,7 @@ def append_note(ws: Workspace, rel_path: str, content: str, *,
     """Append a note as its own block to any memory file (e.g. a scope's own ``MEMORY.md``),
     duplicates skipped as in :func:`append_daily`."""
     resolved = ws.resolve(rel_path, purpose="write")
-    return _append_block(ws, resolved, _normalise_note(content), max_file_bytes)
+    return _append_block(ws, resolved, normalise_note(content), max_file_bytes)
 
 
 def write_memory_md(
@@ -296,7 +316,7 @@ def write_memory_md(
     """
     if mode not in ("append", "replace"):
         raise OpenClawMemoryError(f"unknown write mode {mode!r}: use 'append' or 'replace'")
-    body = _normalise_note(content)
+    body = normalise_note(content)
     resolved = _curated_target(ws)
     if mode == "append":
         return _append_block(ws, resolved, body, max_file_bytes)
@@ -313,7 +333,7 @@ def _curated_target(ws: Workspace) -> ResolvedPath:
     return lower if lower.exists else upper
 
 
-def _normalise_note(content: str) -> str:
+def normalise_note(content: str) -> str:
     if not isinstance(content, str):
         raise ContentError("memory note must be text")
     if "\x00" in content:
@@ -340,30 +360,41 @@ def _normalise_note(content: str) -> str:
 
 def _append_block(ws: Workspace, resolved: ResolvedPath, body: str,
                   max_file_bytes: int | None = None) -> WriteResult:
-    note_lines = body.split("\n")
     with _io_errors("write", resolved.rel_path), _locked(ws, resolved) as fd:
-        existing = _read_fd(fd)
-        lines = _split_lines(editor_lines_text(existing.decode("utf-8", errors="replace")))
-        found = _find_block(lines, note_lines)
-        if found is not None:
-            end = found + len(note_lines) - 1
-            return WriteResult(resolved.rel_path, found, end, False, "duplicate")
-        # Terminate a last line someone left without "\n", then separate blocks by a blank
-        # line so each note stays its own Markdown paragraph (and its own findable block).
-        prefix = "" if not existing or existing.endswith(b"\n") else "\n"
-        separator = bool(lines) and bool(lines[-1].strip())
-        if separator:
-            prefix += "\n"
-        block = (prefix + body + "\n").encode("utf-8")
-        if max_file_bytes is not None and len(existing) + len(block) > max_file_bytes:
-            # Past the indexing limit the whole file would stop being searchable: refuse
-            # rather than report a note as saved that no search would ever find.
-            raise ContentError(f"{resolved.rel_path} would grow past {max_file_bytes:,} bytes, "
-                               "the largest file that is indexed; nothing was written")
+        block, result = plan_append(_read_fd(fd), body, resolved.rel_path, max_file_bytes)
+        if block is None:
+            return result
         write_all(fd, block)
         os.fsync(fd)
+    return result
+
+
+def plan_append(existing: bytes, body: str, rel_path: str,
+                max_file_bytes: int | None = None) -> tuple[bytes | None, WriteResult]:
+    """The bytes that append ``body`` (a normalised note) to a file holding ``existing``, and
+    where the note will be; ``None`` when the note is already there as a block (the result
+    then points at that copy). Shared by the folder and the database backends, so a note
+    is laid out byte for byte the same in either."""
+    note_lines = body.split("\n")
+    lines = _split_lines(editor_lines_text(existing.decode("utf-8", errors="replace")))
+    found = _find_block(lines, note_lines)
+    if found is not None:
+        end = found + len(note_lines) - 1
+        return None, WriteResult(rel_path, found, end, False, "duplicate")
+    # Terminate a last line someone left without "\n", then separate blocks by a blank
+    # line so each note stays its own Markdown paragraph (and its own findable block).
+    prefix = "" if not existing or existing.endswith(b"\n") else "\n"
+    separator = bool(lines) and bool(lines[-1].strip())
+    if separator:
+        prefix += "\n"
+    block = (prefix + body + "\n").encode("utf-8")
+    if max_file_bytes is not None and len(existing) + len(block) > max_file_bytes:
+        # Past the indexing limit the whole file would stop being searchable: refuse
+        # rather than report a note as saved that no search would ever find.
+        raise ContentError(f"{rel_path} would grow past {max_file_bytes:,} bytes, "
+                           "the largest file that is indexed; nothing was written")
     start = len(lines) + int(separator) + 1
-    return WriteResult(resolved.rel_path, start, start + len(note_lines) - 1, True, "appended")
+    return block, WriteResult(rel_path, start, start + len(note_lines) - 1, True, "appended")
 
 
 def _find_block(lines: list[str], note: list[str]) -> int | None:

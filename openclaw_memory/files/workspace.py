@@ -34,6 +34,8 @@ __all__ = [
     "ResolvedPath",
     "Workspace",
     "is_daily",
+    "memory_kind",
+    "path_components",
 ]
 
 PathKind = Literal["memory_md", "daily", "memory_other", "extra"]
@@ -191,7 +193,7 @@ class Workspace:
         full = self._full_components(path)
         below = self._root.match(full)
         if below is not None:
-            kind = _memory_kind(below)
+            kind = memory_kind(below)
             if kind is not None:
                 return self._check(self._root, below, kind, "/".join(below))
         if purpose == "write":
@@ -210,17 +212,10 @@ class Workspace:
             raise _refuse() from None
         if not isinstance(raw, str):
             raise _refuse()
-        text = raw.strip()
-        if not text or _BAD_PATH_CHARS.search(text):
+        parts = path_components(raw)
+        if parts is None:
             raise _refuse()
-        segments = text.split("/")
-        parts = tuple(p for p in segments if p not in ("", "."))
-        # A trailing "/" or "/." names a directory, whatever the last name looks like.
-        if segments[-1] in ("", ".") or not parts or ".." in parts:
-            raise _refuse()
-        if not parts[-1].endswith(".md"):
-            raise _refuse()
-        if text.startswith("/"):
+        if raw.strip().startswith("/"):
             return parts
         return self._root.aliases[0] + parts
 
@@ -318,7 +313,25 @@ class Workspace:
         return scan.result()
 
 
-def _memory_kind(below: tuple[str, ...]) -> PathKind | None:
+def path_components(raw: str) -> tuple[str, ...] | None:
+    """The names of a Markdown file's path as the gate reads it (``.`` and empty names
+    dropped), or None when it can never be allowed: control characters or backslashes,
+    ``..``, a directory (trailing ``/``), not ``*.md``."""
+    text = raw.strip()
+    if not text or _BAD_PATH_CHARS.search(text):
+        return None
+    segments = text.split("/")
+    parts = tuple(p for p in segments if p not in ("", "."))
+    # A trailing "/" or "/." names a directory, whatever the last name looks like.
+    if segments[-1] in ("", ".") or not parts or ".." in parts:
+        return None
+    if not parts[-1].endswith(".md"):
+        return None
+    return parts
+
+
+def memory_kind(below: tuple[str, ...]) -> PathKind | None:
+    """What a path below the workspace root is, when it is a memory file at all."""
     if len(below) == 1 and below[0] in _ROOT_MEMORY_FILES:
         return "memory_md"
     if len(below) >= 2 and below[0] == _MEMORY_DIR:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.textsearch import keyword_terms
-from openclaw_memory.store import Store
 
 __all__ = ["idf", "keyword_coverage"]
 
@@ -24,7 +24,7 @@ def idf(total: int, containing: int) -> float:
     return math.log(1.0 + (total - containing + 0.5) / (containing + 0.5))
 
 
-def keyword_coverage(store: Store, query: str, keys: Sequence[int]) -> Mapping[int, float]:
+def keyword_coverage(store: SearchBackend, query: str, keys: Sequence[int]) -> Mapping[int, float]:
     """Coverage in [0, 1] of ``query``'s terms for each chunk in ``keys`` (absent: no terms)."""
     terms = keyword_terms(query)
     if not terms or not keys:

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from openclaw_memory.errors import IndexCorruptError, StoreError
+from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.textsearch import keyword_terms, quote_term
-from openclaw_memory.store import Store
 from openclaw_memory.store.keyword_side import QueryTimeoutError
 
 __all__ = ["MATCH_BUDGET", "WINDOW_BUDGET", "CandidateQuery", "candidate_query",
@@ -47,7 +47,7 @@ class CandidateQuery:
     min_rowid: int | None = None  # a question of common words only: the newest chunks
 
 
-def candidate_query(store: Store, terms: Sequence[str]) -> CandidateQuery:
+def candidate_query(store: SearchBackend, terms: Sequence[str]) -> CandidateQuery:
     if not terms:
         return CandidateQuery(None)
     total, containing = store.term_statistics(terms)
@@ -69,7 +69,7 @@ def candidate_query(store: Store, terms: Sequence[str]) -> CandidateQuery:
     return CandidateQuery(" OR ".join(quote_term(t) for t in terms), max(0, newest - window))
 
 
-def keyword_candidates(store: Store, query: str, limit: int, sources: Sequence[str],
+def keyword_candidates(store: SearchBackend, query: str, limit: int, sources: Sequence[str],
                        notes: list[str], timeout_s: float | None = None, *,
                        path_prefix: str | None = None) -> list[tuple[int, float]]:
     """(rowid, bm25) of the best keyword matches, best first; never raises for the query."""

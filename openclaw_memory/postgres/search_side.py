@@ -21,10 +21,11 @@ coverage, the relevance gate and citations are the SQLite backend's own code.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -70,6 +71,17 @@ class PostgresIndex:
         self._counts: dict[str, tuple[float, int]] = {}
         self._total: tuple[float, int] | None = None
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Run the statements of one search in one read-only snapshot (repeatable read).
+
+        Every change of a document replaces some of its chunk rows: without a snapshot, a
+        writer committing between the candidate query and the row fetch would make the
+        search lose the very chunks it found."""
+        with self.tenant.db.transaction("search failed") as conn:
+            conn.execute("set transaction isolation level repeatable read, read only")
+            yield
+
     # -- keyword side ------------------------------------------------------------------------
     def _tsquery(self, terms: Sequence[str], params: dict[str, Any], *,
                  all_required: bool = False, name: str = "t") -> str:
@@ -105,6 +117,9 @@ class PostgresIndex:
                 if timeout_s is not None:
                     conn.execute(f"set local statement_timeout = {max(1, int(timeout_s * 1000))}")
                 rows = self.tenant.run(conn, sql, params).fetchall()
+                if timeout_s is not None:  # the rest of an enclosing snapshot: no bound (on
+                    # a timeout the savepoint's rollback undoes the setting by itself)
+                    conn.execute("set local statement_timeout to default")
         except QueryCanceled as exc:
             raise QueryTimeoutError(f"stopped after {timeout_s:g} s") from exc
         return [(int(i), -float(r)) for i, r in rows]

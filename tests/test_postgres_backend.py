@@ -1,0 +1,200 @@
+"""The PostgreSQL backend behaves as the folder + SQLite one: documents with paths and lines,
+append-only daily notes, citations that read back, hybrid search, the path gate, bad input,
+export/publish, versioned migrations, and workspaces that never see each other."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from openclaw_memory import MemoryIndex
+from openclaw_memory.errors import ContentError, PathRefusedError, StoreError
+from openclaw_memory.postgres import SCHEMA_VERSION, PostgresMemory
+from openclaw_memory.postgres.tenant import Tenant
+
+DAY = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+KEYWORD_ONLY = {"embedding": {"provider": "none"}, "timezone": "UTC"}
+
+
+def _pg(dsn: str, name: str = "agent", **kw: object) -> PostgresMemory:
+    return PostgresMemory.open(dsn, workspace=name, **{**KEYWORD_ONLY, **kw})
+
+
+def test_a_written_note_is_found_with_a_citation_that_get_reads_back(pg_dsn: str) -> None:
+    with PostgresMemory.open(pg_dsn, workspace="alice", timezone="UTC") as memory:  # real model
+        memory.write("We chose PostgreSQL for the billing service database.", now=DAY)
+        second = memory.write("Alice prefers green tea in the morning.", now=DAY)
+        assert (second.path, second.start_line, second.end_line) == ("memory/2026-03-02.md", 3, 3)
+        response = memory.search("which database does billing use?")
+        assert response.mode == "hybrid"
+        top = response.results[0]
+        assert top.path == "memory/2026-03-02.md" and top.citation
+        back = memory.get(top.citation)
+        assert "PostgreSQL for the billing" in back.text
+        assert memory.get("memory/2026-03-02.md", 3, 1).text == "Alice prefers green tea in the morning."
+
+
+def test_an_off_topic_question_gets_nothing_and_cjk_is_found(pg_dsn: str) -> None:
+    with PostgresMemory.open(pg_dsn, workspace="zh", timezone="UTC") as memory:
+        memory.write("我们选择了新的部署方案,下周上线。", target="memory")
+        memory.write("The deploy window is Tuesday night.", now=DAY)
+        assert memory.search("部署方案").results[0].path == "MEMORY.md"
+        assert memory.search("How tall is Mount Everest?").results == ()
+
+
+def test_daily_notes_are_appended_as_blocks_and_a_duplicate_is_not_written_again(
+        pg_dsn: str) -> None:
+    with _pg(pg_dsn) as memory:
+        first = memory.write("first note", now=DAY)
+        again = memory.write("first note\n", now=DAY)
+        memory.write("second\nnote", now=DAY)
+        assert first.appended and not again.appended and again.reason == "duplicate"
+        assert memory.get("memory/2026-03-02.md").text == "first note\n\nsecond\nnote\n"
+
+
+def test_export_writes_what_was_written_byte_for_byte_and_publish_loads_it_back(
+        pg_dsn: str, tmp_path: Path) -> None:
+    with _pg(pg_dsn, "source") as memory:
+        memory.write("Kestrel launches on Friday.", now=DAY)
+        memory.write("Curated: the API key lives in the vault.", target="memory")
+        memory.put_document("memory/projects/kestrel.md", b"# Kestrel\r\nno final newline")
+        exported = memory.export(tmp_path / "out")
+        assert exported == 3
+        for path in memory.paths():
+            assert (tmp_path / "out" / path).read_bytes() == memory.documents_bytes(path)
+    with _pg(pg_dsn, "copy") as other:
+        report = other.publish(tmp_path / "out")
+        assert (report.written, report.unchanged) == (3, 0)
+        again = other.publish(tmp_path / "out")
+        assert (again.written, again.unchanged) == (0, 3)  # incremental, as sync is
+        (tmp_path / "out" / "memory" / "2026-03-02.md").write_text("Kestrel moved to Monday.\n")
+        (tmp_path / "out" / "memory" / "projects" / "kestrel.md").unlink()
+        changed = other.publish(tmp_path / "out")
+        assert (changed.written, changed.unchanged, changed.deleted) == (1, 1, 0)
+        assert "memory/projects/kestrel.md" in other.paths()  # kept without mirror
+        assert other.publish(tmp_path / "out", mirror=True).deleted == 1
+        assert other.search("Kestrel Monday").results[0].path == "memory/2026-03-02.md"
+        assert other.search("kestrel friday").results[0].path != "memory/projects/kestrel.md"
+
+
+def test_workspaces_share_a_database_but_no_search_get_or_write_crosses_them(
+        pg_dsn: str) -> None:
+    with _pg(pg_dsn, "alice") as alice, _pg(pg_dsn, "bob") as bob:
+        alice.write("alice secret: the vault code is 4711", now=DAY)
+        bob.write("bob likes climbing", now=DAY)
+        assert [h.path for h in alice.search("vault code").results] == ["memory/2026-03-02.md"]
+        assert bob.search("vault code").results == ()
+        assert "4711" not in bob.get("memory/2026-03-02.md").text
+        assert bob.get("memory/2026-03-02.md").text == "bob likes climbing\n"
+        bob.write("alice secret: the vault code is 4711", now=DAY)  # same text: own copy
+        assert alice.get("memory/2026-03-02.md").text.count("4711") == 1
+        bob.delete_document("memory/2026-03-02.md")
+        assert alice.search("vault code").results  # bob's delete never reaches alice
+        assert alice.paths() == ["memory/2026-03-02.md"] and bob.paths() == []
+
+
+def test_a_statement_without_the_workspace_parameter_is_refused_before_the_server(
+        pg_dsn: str) -> None:
+    with _pg(pg_dsn) as memory:
+        tenant: Tenant = memory.tenant
+        with pytest.raises(AssertionError, match="not scoped"):
+            tenant.rows("select count(*) from openclaw_memory.chunks")
+
+
+def test_every_backend_statement_names_the_workspace(pg_dsn: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str] = []
+    original = Tenant._params
+
+    def spy(self: Tenant, sql: str, params: object) -> dict[str, object]:
+        seen.append(sql)
+        return original(self, sql, params)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Tenant, "_params", spy)
+    with _pg(pg_dsn) as memory:
+        memory.write("a note about rockets", now=DAY)
+        memory.search("rockets")
+        memory.get("memory/2026-03-02.md")
+        memory.status()
+    data = [s for s in seen if "openclaw_memory.chunks" in s or "openclaw_memory.documents" in s]
+    assert data and all("workspace = %(ws)s" in s or "values (%(ws)s" in s for s in data)
+
+
+def test_the_path_gate_and_bad_input_hold_on_this_backend(pg_dsn: str) -> None:
+    with _pg(pg_dsn) as memory:
+        for bad in ("../etc/passwd.md", "/etc/x.md", "memory/../../x.md", "notes.txt",
+                    "memory/a\x00.md", "memory\\x.md", "other/x.md", "memory/"):
+            with pytest.raises(PathRefusedError):
+                memory.get(bad)
+            with pytest.raises(PathRefusedError):
+                memory.put_document(bad, b"x")
+        with pytest.raises(PathRefusedError):
+            memory.write("note", area="../escape")
+        with pytest.raises(ContentError):
+            memory.write("nul \x00 byte")
+        with pytest.raises(ContentError):
+            memory.write("   \n ")
+        assert memory.paths() == []  # nothing was written by any refused call
+        assert memory.get("memory/never.md").missing
+
+
+@pytest.mark.parametrize("query", [
+    '"unbalanced', "a AND OR NOT", "(", "*", "NEAR(x y)", "col:value", "x' or 1=1 --",
+    "a & b | !c", "<-> :*", "'); drop table openclaw_memory.chunks; --", "\\", "😀 emoji",
+])
+def test_query_syntax_is_plain_text_on_postgres_too(pg_dsn: str, query: str) -> None:
+    with _pg(pg_dsn) as memory:
+        memory.write(f"a note that mentions {query} verbatim and chunks", now=DAY)
+        response = memory.search(query)
+        assert not any("failed" in n for n in response.notes)
+        assert memory.search("verbatim").results  # the table is still there
+
+
+def test_a_bad_dsn_is_a_one_line_store_error() -> None:
+    with pytest.raises(StoreError, match="cannot connect to PostgreSQL"):
+        PostgresMemory.open("postgresql://nobody@127.0.0.1:1/nothing", **KEYWORD_ONLY)
+
+
+def test_migrations_are_recorded_and_a_newer_schema_is_refused(pg_dsn: str) -> None:
+    _pg(pg_dsn).close()
+    _pg(pg_dsn).close()  # a second open runs nothing again
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        versions = [r[0] for r in conn.execute(
+            "select version from openclaw_memory.schema_migrations order by version")]
+        assert versions == list(range(1, SCHEMA_VERSION + 1))
+        conn.execute("insert into openclaw_memory.schema_migrations(version, description) "
+                     "values (%s, 'from the future')", (SCHEMA_VERSION + 1,))
+    with pytest.raises(StoreError, match="newer than this library"):
+        _pg(pg_dsn)
+
+
+def test_a_model_change_rebuilds_the_workspace_with_vectors(pg_dsn: str) -> None:
+    with _pg(pg_dsn) as memory:
+        memory.write("The staging cluster runs on ARM machines.", now=DAY)
+        assert memory.sync().vectors_pending == 0
+        assert memory.status()["vectors"] == 0
+    with PostgresMemory.open(pg_dsn, workspace="agent", timezone="UTC") as memory:
+        assert memory.status()["needs_rebuild"]
+        report = memory.sync()
+        assert report.full_rebuild and report.chunks_added == 1
+        assert memory.status()["vectors"] == 1 and not memory.status()["needs_rebuild"]
+        assert memory.search("processor architecture of staging").mode == "hybrid"
+
+
+def test_the_same_notes_rank_the_same_on_sqlite_and_on_postgres(pg_dsn: str,
+                                                                workspace: Path) -> None:
+    notes = ["We picked Redis for the session cache.", "Bob is allergic to peanuts.",
+             "The quarterly review moved to Thursday.", "Deploys are frozen in December.",
+             "Carol runs the on-call rotation this month."]
+    with MemoryIndex.open(workspace, **KEYWORD_ONLY) as local, _pg(pg_dsn) as shared:
+        for i, note in enumerate(notes):
+            day = datetime(2026, 3, 1 + i, tzinfo=UTC)
+            local.write(note, now=day)
+            shared.write(note, now=day)
+        for query in ["session cache", "peanuts allergy", "when is the review", "December"]:
+            a = [(h.path, h.start_line) for h in local.search(query).results]
+            b = [(h.path, h.start_line) for h in shared.search(query).results]
+            assert a[:1] == b[:1], query

@@ -141,6 +141,7 @@ class PostgresMemory:
                              "where id = %(ws)s", {"f": fingerprint})
         backfilled = self._backfill()
         self._ensure_vector_index()
+        self._analyze()
         self.index.forget_counts()
         warnings, self.documents.warnings = tuple(self.documents.warnings), []
         report = SyncReport(
@@ -171,6 +172,16 @@ class PostgresMemory:
             return 0
         return int(self.tenant.rows(f"select count(*) from {SCHEMA}.chunks where "
                                     "workspace = %(ws)s and embedding is null")[0][0])
+
+    def _analyze(self) -> None:
+        """Refresh the planner's statistics after a bulk change: right after a large publish
+        they still describe the old table, and the planner then sorts every row of a
+        workspace instead of walking the HNSW or GIN index (30 ms instead of 1 at 5k rows).
+        Autovacuum does the same later; a sync or publish should not leave searches slow
+        until it does."""
+        with self.db.transaction("cannot refresh planner statistics") as conn:
+            conn.execute(f"analyze {SCHEMA}.chunks")
+            conn.execute(f"analyze {SCHEMA}.documents")
 
     def _ensure_vector_index(self) -> None:
         rows = self.tenant.rows(f"select distinct dims from {SCHEMA}.chunks "
@@ -298,6 +309,8 @@ class PostgresMemory:
         if mirror:
             for path in sorted(set(known) - present):
                 deleted += int(self.delete_document(path))
+        if written or deleted:
+            self._analyze()
         self.index.forget_counts()
         skipped = tuple(f"{s.path}: {s.reason}" for s in found.skipped)
         return PublishReport(len(present), unchanged, written, deleted, chunks, skipped)

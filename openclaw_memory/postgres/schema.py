@@ -52,10 +52,15 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
               embedding vector,
               foreign key (workspace, path)
                 references {SCHEMA}.documents(workspace, path) on delete cascade)""",
+        # Vectors inline when they fit (512 floats do): out of line, every exact distance
+        # read a TOAST chunk chain (18 ms for 5k rows instead of about 3).
+        f"alter table {SCHEMA}.chunks alter column embedding set storage main",
         f"create index chunks_place on {SCHEMA}.chunks (workspace, path, start_line)",
         f"create index chunks_newest on {SCHEMA}.chunks (workspace, id)",
         f"create index chunks_hash on {SCHEMA}.chunks (workspace, hash)",
-        f"create index chunks_tsv on {SCHEMA}.chunks using gin (tsv)",
+        # No pending list: with it, every search scans up to 4 MB of unsorted entries after
+        # a burst of writes, and the planner, seeing them, walks past the index.
+        f"create index chunks_tsv on {SCHEMA}.chunks using gin (tsv) with (fastupdate = off)",
         # English stems without a stop-word list (FTS5's porter keeps every word too: the
         # query side removes function words itself), every other token as it is.
         f"""create text search dictionary {SCHEMA}.english_stem_all

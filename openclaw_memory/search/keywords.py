@@ -47,17 +47,25 @@ class CandidateQuery:
     min_rowid: int | None = None  # a question of common words only: the newest chunks
 
 
+def _budgets(store: SearchBackend) -> tuple[int, int]:
+    """(match, window) budgets: a backend that ranks matches more slowly than FTS5 (the
+    PostgreSQL one reads each match's tsvector from the table) sets smaller ones."""
+    own = getattr(store, "keyword_budgets", None)
+    return (MATCH_BUDGET, WINDOW_BUDGET) if own is None else (int(own[0]), int(own[1]))
+
+
 def candidate_query(store: SearchBackend, terms: Sequence[str]) -> CandidateQuery:
     if not terms:
         return CandidateQuery(None)
+    match_budget, window_budget = _budgets(store)
     total, containing = store.term_statistics(terms)
-    if total <= MATCH_BUDGET or sum(containing.values()) <= MATCH_BUDGET:
+    if total <= match_budget or sum(containing.values()) <= match_budget:
         return CandidateQuery(" OR ".join(quote_term(t) for t in terms))  # cheap as it is
     ordered = sorted(terms, key=lambda t: containing[t])
     chosen: list[str] = []
     matches = 0
     for term in ordered:
-        if matches + containing[term] > MATCH_BUDGET:
+        if matches + containing[term] > match_budget:
             break
         chosen.append(term)
         matches += containing[term]
@@ -65,7 +73,7 @@ def candidate_query(store: SearchBackend, terms: Sequence[str]) -> CandidateQuer
         return CandidateQuery(" OR ".join(quote_term(t) for t in chosen))
     newest = store.max_rowid()
     share = min(1.0, sum(containing[t] for t in terms) / max(1, total))
-    window = max(WINDOW_BUDGET, int(WINDOW_BUDGET / share)) if share > 0 else total
+    window = max(window_budget, int(window_budget / share)) if share > 0 else total
     return CandidateQuery(" OR ".join(quote_term(t) for t in terms), max(0, newest - window))
 
 

@@ -70,20 +70,20 @@ def _query_vector(provider: EmbeddingProvider, query: str) -> np.ndarray | None:
     return vector
 
 
-def _exact_keyword_keys(store: SearchBackend, query: str, keys: Sequence[int],
-                        sources: Sequence[str], path_prefix: str | None = None) -> set[int]:
-    """Chunks among ``keys`` that contain every search term of the query."""
+def _exact_keyword_keys(store: SearchBackend, query: str, keys: Sequence[int]) -> set[int]:
+    """Chunks among ``keys`` that contain every search term of the query (as the keyword
+    index tokenises them), matched among those chunks alone rather than by an AND query over
+    the whole index."""
     terms = keyword_terms(query)
     if not terms or not keys:
         return set()
-    expr = " AND ".join('"' + t + '"' for t in terms)
     try:
-        rows = store.keyword_search(expr, 200, sources, path_prefix=path_prefix)
+        found = store.terms_in(terms, keys)
     except IndexCorruptError:
         raise
     except StoreError:
         return set()
-    return {k for k, _ in rows} & set(keys)
+    return set.intersection(*(found[t] for t in terms)) & set(keys)
 
 
 def _apply_decay(items: list[Candidate], rows: dict[int, ChunkRow], request: SearchRequest,
@@ -247,8 +247,7 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     # term stays (OpenClaw complaint: 0.35 dropped exact hits), and so does the best keyword
     # hit, except where absolute scores decide relevance (an off-topic question's best
     # keyword hit shares a common word, nothing more).
-    rescued = _exact_keyword_keys(store, request.keywords, [c.key for c in below], request.sources,
-                                  request.path_prefix)
+    rescued = _exact_keyword_keys(store, request.keywords, [c.key for c in below])
     if absolute:
         closed = _gate(fused, settings) if request.min_score is None else None
         if closed is not None:

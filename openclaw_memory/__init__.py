@@ -30,7 +30,8 @@ from openclaw_memory.errors import (
 from openclaw_memory.files.notes import NoteText, WriteResult
 from openclaw_memory.freshness.triggers import SyncOutcome
 from openclaw_memory.freshness.watch import MemoryWatcher
-from openclaw_memory.index import ChatType, MemoryIndex
+from openclaw_memory.index import ChatType, MemoryIndex, open_memory
+from openclaw_memory.memory_base import Memory
 from openclaw_memory.types import (
     Chunk,
     HitExplanation,
@@ -58,6 +59,7 @@ __all__ = [
     "EmbeddingSettings",
     "HitExplanation",
     "IndexCorruptError",
+    "Memory",
     "MemoryFile",
     "MemoryIndex",
     "MemorySettings",
@@ -80,4 +82,5 @@ __all__ = [
     "WatchError",
     "WorkspaceError",
     "WriteResult",
+    "open_memory",
 ]

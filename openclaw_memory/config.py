@@ -211,6 +211,16 @@ class StoreSettings(_Frozen):
         "porter", description="FTS5 tokenizer; CJK is split into characters before indexing."
     )
     busy_timeout_ms: int = Field(10_000, ge=0, description="Wait this long for another writer.")
+    backend: Literal["sqlite", "postgres"] = Field(
+        "sqlite", description="sqlite: Markdown files in the workspace folder and an SQLite "
+        "index; postgres: documents and index in a shared PostgreSQL with pgvector (dsn).")
+    dsn: str | None = Field(
+        None, description="postgres: the connection string (postgresql://user@host/db); "
+        "its password is never shown by status.")
+    workspace_name: str = Field(
+        "default", min_length=1, max_length=200,
+        description="postgres: this workspace's name in the shared database (one per agent "
+        "or user); every query is scoped to it.")
 
 
 class SyncSettings(_Frozen):

@@ -11,13 +11,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from openclaw_memory.config import MemorySettings
 from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.embeddings.cache import CachedProvider
 from openclaw_memory.embeddings.factory import ProviderChoice, create_provider
 from openclaw_memory.errors import (
+    ConfigError,
     IndexCorruptError,
     OpenClawMemoryError,
     ProviderUnavailableError,
@@ -47,6 +48,7 @@ from openclaw_memory.indexing.sync import (
     file_warnings,
     index_fingerprint,
 )
+from openclaw_memory.memory_base import ChatType, Memory
 from openclaw_memory.search.pipeline import SearchOutcome, SearchRequest, run_search
 from openclaw_memory.search.response import CitationMode, build_response
 from openclaw_memory.settings_sources import SettingsOrigin, load_settings, set_fields
@@ -56,9 +58,11 @@ from openclaw_memory.store.paths import default_index_path, state_dir
 from openclaw_memory.store.schema import APPLICATION_ID, FINGERPRINT_KEY
 from openclaw_memory.types import SearchResponse, SyncReport
 
-__all__ = ["ChatType", "MemoryIndex"]
+if TYPE_CHECKING:
+    from openclaw_memory.postgres import PostgresMemory
 
-ChatType = Literal["direct", "group", "channel"]
+__all__ = ["ChatType", "MemoryIndex", "open_memory"]
+
 _CURATED = frozenset({"MEMORY.md", "memory.md"})
 
 
@@ -74,7 +78,7 @@ def _with_file_warnings(last: list[str], kept: dict[str, list[str]]) -> list[str
 BACKFILL_S = 5.0
 
 
-class MemoryIndex:
+class MemoryIndex(Memory):
     """Open (or create) the index of one workspace.
 
     >>> with MemoryIndex.open("~/agent") as memory:          # doctest: +SKIP
@@ -115,15 +119,38 @@ class MemoryIndex:
         self._background: tuple[Store, Store, EmbeddingProvider | None] | None = None
         self.freshness = Freshness(self)
 
+    @overload
     @classmethod
     def open(cls, workspace: str | os.PathLike[str] | None = None, *,
              index_path: str | os.PathLike[str] | None = None,
              settings: MemorySettings | None = None, embedder: EmbeddingProvider | None = None,
-             **overrides: Any) -> MemoryIndex:
-        """Open the index of a workspace with settings merged from, highest first: keyword
-        overrides and the fields set on ``settings``, ``OPENCLAW_MEMORY_*`` environment
-        variables, the workspace's ``openclaw-memory.toml``, the defaults
-        (:mod:`openclaw_memory.settings_sources`)."""
+             backend: Literal["sqlite"] = "sqlite", **overrides: Any) -> MemoryIndex: ...
+
+    @overload
+    @classmethod
+    def open(cls, workspace: str | None = None, *, backend: Literal["postgres"],
+             dsn: str | None = None, settings: MemorySettings | None = None,
+             embedder: EmbeddingProvider | None = None, **overrides: Any) -> PostgresMemory: ...
+
+    @classmethod
+    def open(cls, workspace: str | os.PathLike[str] | None = None, *,
+             index_path: str | os.PathLike[str] | None = None,
+             settings: MemorySettings | None = None, embedder: EmbeddingProvider | None = None,
+             backend: Literal["sqlite", "postgres"] = "sqlite", dsn: str | None = None,
+             **overrides: Any) -> MemoryIndex | PostgresMemory:
+        """Open (or create) the memory of a workspace with settings merged from, highest
+        first: keyword overrides and the fields set on ``settings``, ``OPENCLAW_MEMORY_*``
+        environment variables, the workspace's ``openclaw-memory.toml``, the defaults
+        (:mod:`openclaw_memory.settings_sources`).
+
+        ``backend="postgres"``: the workspace named ``workspace`` (default
+        ``store.workspace_name``) in the shared database at ``dsn`` (default ``store.dsn``),
+        a :class:`~openclaw_memory.postgres.PostgresMemory`. :func:`open_memory` picks the
+        backend from the settings (``store.backend``) instead.
+        """
+        if backend == "postgres":
+            return _open_postgres(None if workspace is None else str(workspace), dsn,
+                                  settings, embedder, overrides)
         resolved, origin = load_settings(workspace, settings=settings, overrides=overrides)
         return cls(resolved, index_path=Path(index_path) if index_path else None,
                    embedder=embedder, origin=origin)
@@ -191,9 +218,6 @@ class MemoryIndex:
 
     def __enter__(self) -> MemoryIndex:
         return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # -- provider -----------------------------------------------------------------------------
     def provider_choice(self) -> ProviderChoice:
@@ -448,6 +472,27 @@ class MemoryIndex:
             self.sync()
         return result
 
+    def write_problem(self) -> str | None:
+        root = self.settings.workspace
+        if not root.is_dir():
+            return f"workspace {root} does not exist"
+        memory_dir = root / "memory"
+        target = memory_dir if memory_dir.is_dir() else root
+        if not os.access(target, os.W_OK | os.X_OK):
+            return f"workspace {target} is not writable"
+        try:
+            read_only_fs = bool(os.statvfs(target).f_flag & os.ST_RDONLY)
+        except OSError:
+            read_only_fs = False  # unknown: let the write itself report a failure
+        return f"workspace {target} is on a read-only file system" if read_only_fs else None
+
+    def curated_name(self) -> str:
+        # The lowercase spelling is used only when it is the file the user actually has.
+        root = self.settings.workspace
+        if not (root / "MEMORY.md").exists() and (root / "memory.md").exists():
+            return "memory.md"
+        return "MEMORY.md"
+
     # -- status -------------------------------------------------------------------------------
     def status(self) -> dict[str, Any]:
         """Everything a person debugging "why no results?" needs, in one dictionary."""
@@ -510,3 +555,41 @@ class MemoryIndex:
         # Lock-free on purpose: status must answer while a background sync holds the lock.
         extras["transcript_deltas"] = [d.as_dict() for d in syncer.pending_sessions(self.store)]
         return {**extras, **flush_status(self.store)}
+
+
+def _open_postgres(name: str | None, dsn: str | None, settings: MemorySettings | None,
+                   embedder: EmbeddingProvider | None,
+                   overrides: dict[str, Any]) -> PostgresMemory:
+    from openclaw_memory.postgres import PostgresMemory  # psycopg: an optional dependency
+
+    resolved, _ = load_settings(None, settings=settings, overrides=overrides)
+    target = dsn or resolved.store.dsn
+    if not target:
+        raise ConfigError("the postgres backend needs a connection string: dsn=... or "
+                          "store.dsn (OPENCLAW_MEMORY_STORE__DSN)")
+    return PostgresMemory(target, name or resolved.store.workspace_name, resolved,
+                          embedder=embedder)
+
+
+def open_memory(workspace: str | os.PathLike[str] | None = None, *,
+                settings: MemorySettings | None = None, embedder: EmbeddingProvider | None = None,
+                **overrides: Any) -> Memory:
+    """Open a workspace's memory on the backend its settings name (``store.backend``):
+    ``sqlite`` (a folder and an index file, ``workspace`` its path) or ``postgres`` (a shared
+    database, ``workspace`` its name there). CLI and configuration files go through this."""
+    named = _names_postgres(settings, overrides)  # then ``workspace`` is a name, not a path
+    resolved, origin = load_settings(None if named else workspace, settings=settings,
+                                     overrides=overrides)
+    if resolved.store.backend == "postgres":
+        name = str(workspace) if named and workspace is not None else None
+        return _open_postgres(name, None, resolved, embedder, {})
+    return MemoryIndex(resolved, embedder=embedder, origin=origin)
+
+
+def _names_postgres(settings: MemorySettings | None, overrides: dict[str, Any]) -> bool:
+    store = overrides.get("store")
+    if isinstance(store, dict) and store.get("backend") == "postgres":
+        return True
+    if settings is not None and settings.store.backend == "postgres":
+        return True
+    return os.environ.get("OPENCLAW_MEMORY_STORE__BACKEND", "").strip() == "postgres"

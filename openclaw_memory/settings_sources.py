@@ -251,7 +251,7 @@ def _shown(name: str, value: Any) -> Any:
     """JSON-friendly and without secrets."""
     if name in _SECRET_FIELDS or isinstance(value, SecretStr):
         return "***" if value else None
-    if name == "embedding.base_url" and isinstance(value, str):
+    if name in ("embedding.base_url", "store.dsn") and isinstance(value, str):
         return redact_url(value)
     if name == "embedding.headers" and isinstance(value, Mapping):
         return {key: "***" for key in value}

@@ -7,6 +7,7 @@ Exit codes (a contract for scripts): 0 success (including a search with no resul
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -15,7 +16,7 @@ import sys
 from collections.abc import Callable, Sequence
 from importlib import metadata, resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openclaw_memory.cli.completion import SHELLS, PrintCompletion
 from openclaw_memory.cli.evaluate import add_eval_parser, run_eval
@@ -24,10 +25,14 @@ from openclaw_memory.cli.status import format_status
 from openclaw_memory.cli.watching import add_watch_parser, cmd_watch
 from openclaw_memory.config import MemorySettings
 from openclaw_memory.errors import OpenClawMemoryError
-from openclaw_memory.index import MemoryIndex
+from openclaw_memory.index import MemoryIndex, open_memory
+from openclaw_memory.memory_base import Memory
 from openclaw_memory.search.snippets import citation
 from openclaw_memory.settings_sources import SettingsOrigin, load_settings
 from openclaw_memory.store.paths import state_dir
+
+if TYPE_CHECKING:
+    from openclaw_memory.postgres import PostgresMemory
 
 __all__ = ["main"]
 
@@ -91,6 +96,13 @@ def _global_options(p: argparse.ArgumentParser, *, suppress: bool) -> None:
                    help="also index session transcripts (<workspace>/sessions/*.jsonl)")
     p.add_argument("--agent", default=d, metavar="ID", type=_agent_id,
                    help="with --sessions: this agent's transcripts (sessions/<ID>/) and index")
+    p.add_argument("--backend", choices=["sqlite", "postgres"], default=d,
+                   help="sqlite: the workspace folder and an index file (default); postgres: "
+                        "a shared database (--dsn), documents included")
+    p.add_argument("--dsn", default=d, metavar="DSN",
+                   help="postgres: connection string (default: $OPENCLAW_MEMORY_STORE__DSN)")
+    p.add_argument("--name", default=d, metavar="NAME",
+                   help="postgres: the workspace's name in the database (default: 'default')")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -132,6 +144,15 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--target", choices=["daily", "memory"], default="daily",
                    help="daily: today's log (default); memory: MEMORY.md")
     w.add_argument("--json", action="store_true", help="print where the note landed as JSON")
+    pub = sub.add_parser("publish", help="postgres: load a folder's memory files into the "
+                         "database workspace (incremental: changed files only)")
+    pub.add_argument("folder", type=Path, help="a workspace folder (MEMORY.md, memory/**/*.md)")
+    pub.add_argument("--mirror", action="store_true",
+                     help="also delete documents that are not in the folder")
+    pub.add_argument("--json", action="store_true", help="print the report as JSON")
+    exp = sub.add_parser("export", help="postgres: write the database workspace out as a "
+                         "folder, byte for byte")
+    exp.add_argument("folder", type=Path, help="where to write (created if missing)")
     st = sub.add_parser("status", help="what is indexed and how search runs")
     st.add_argument("--json", action="store_true", help="print the status as JSON")
     add_eval_parser(sub)
@@ -181,6 +202,12 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
         overrides["sync"] = {"on_search": False}
     if getattr(args, "sessions", False) or getattr(args, "agent", None):
         overrides["sessions"] = {"enabled": True, "agent_id": args.agent}
+    store = {key: value for key, value in (("backend", getattr(args, "backend", None)),
+                                           ("dsn", getattr(args, "dsn", None)),
+                                           ("workspace_name", getattr(args, "name", None)))
+             if value}
+    if store:
+        overrides["store"] = store
     return overrides
 
 
@@ -193,16 +220,54 @@ def open_settings(workspace: Path | None,
     return load_settings(workspace, overrides=overrides)
 
 
-def _open(args: argparse.Namespace) -> MemoryIndex:
-    settings, origin = open_settings(_workspace(args), cli_overrides(args))
+def _open(args: argparse.Namespace) -> Memory:
+    overrides = cli_overrides(args)
+    if _wants_postgres(args):
+        return open_memory(args.name, **overrides)
+    settings, origin = open_settings(_workspace(args), overrides)
+    if settings.store.backend == "postgres":  # named by the workspace's configuration file
+        return open_memory(settings=settings)
     return MemoryIndex(settings, index_path=args.index, origin=origin)
+
+
+def _wants_postgres(args: argparse.Namespace) -> bool:
+    chosen = getattr(args, "backend", None) or os.environ.get("OPENCLAW_MEMORY_STORE__BACKEND")
+    return (chosen or "").strip() == "postgres"
+
+
+def _folder_only(memory: Memory, command: str) -> MemoryIndex:
+    if not isinstance(memory, MemoryIndex):
+        raise OpenClawMemoryError(f"`{command}` works on a workspace folder; with the postgres "
+                                  "backend every write is indexed at once (use `publish` to "
+                                  "load a folder)")
+    return memory
+
+
+def _database_only(memory: Memory, command: str) -> PostgresMemory:
+    from openclaw_memory.postgres import PostgresMemory
+
+    if not isinstance(memory, PostgresMemory):
+        raise OpenClawMemoryError(f"`{command}` moves a folder into or out of a database "
+                                  "workspace: use --backend postgres --dsn ...")
+    return memory
 
 
 def _print_json(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2))
 
 
-def _cmd_index(memory: MemoryIndex, args: argparse.Namespace) -> None:
+def _cmd_index(memory: Memory, args: argparse.Namespace) -> None:
+    if not isinstance(memory, MemoryIndex):
+        report = memory.sync(full=args.full)
+        if args.json:
+            _print_json(report.as_dict())
+            return
+        print(f"{'rebuilt' if report.full_rebuild else 'checked'} {report.scanned} documents: "
+              f"{report.chunks_added} chunks re-indexed, {report.vectors_backfilled} missing "
+              f"vectors embedded in {report.duration_s:.2f}s")
+        for warning in report.warnings:
+            print(f"warning: {warning}")
+        return
     # `index` embeds every missing vector (backfill_s=None), with its own progress bar.
     report = memory.sync(full=args.full, progress=ProgressBar(), force_sessions=args.force_sessions,
                          defer_vectors=args.vectors_later, backfill_s=None,
@@ -229,8 +294,8 @@ def _cmd_index(memory: MemoryIndex, args: argparse.Namespace) -> None:
         print(f"warning: {warning}")
 
 
-def _cmd_search(memory: MemoryIndex, args: argparse.Namespace) -> None:
-    if not args.no_sync:
+def _cmd_search(memory: Memory, args: argparse.Namespace) -> None:
+    if not args.no_sync and isinstance(memory, MemoryIndex):  # a database indexes each write
         memory.sync(progress=ProgressBar())
     response = memory.search(args.query, max_results=args.max_results, min_score=args.min_score)
     if args.json:
@@ -257,7 +322,7 @@ def _rounded(factors: dict[str, Any]) -> dict[str, Any]:
             for key, value in factors.items()}
 
 
-def _cmd_get(memory: MemoryIndex, args: argparse.Namespace) -> None:
+def _cmd_get(memory: Memory, args: argparse.Namespace) -> None:
     note = memory.get(args.path, args.from_line, args.lines)
     # JSON says "missing" itself; plain text would print an empty line as if it had read one.
     if note.missing and not args.json:
@@ -272,7 +337,7 @@ def _cmd_get(memory: MemoryIndex, args: argparse.Namespace) -> None:
         print(note.text)
 
 
-def _cmd_write(memory: MemoryIndex, args: argparse.Namespace) -> None:
+def _cmd_write(memory: Memory, args: argparse.Namespace) -> None:
     text = sys.stdin.read() if args.text == "-" else args.text
     result = memory.write(text, target=args.target)
     where = citation(result.path, result.start_line, result.end_line)
@@ -284,24 +349,45 @@ def _cmd_write(memory: MemoryIndex, args: argparse.Namespace) -> None:
     print(f"appended to {where}" if result.appended else f"not written: {result.reason}")
 
 
-def _cmd_status(memory: MemoryIndex, args: argparse.Namespace) -> None:
+def _cmd_status(memory: Memory, args: argparse.Namespace) -> None:
     status = memory.status()
     if args.json:
         _print_json(status)
+        return
+    if not isinstance(memory, MemoryIndex):
+        for key, value in status.items():
+            print(f"{key}: {value}")
         return
     for line in format_status(status):
         print(line)
 
 
-def _cmd_watch(memory: MemoryIndex, args: argparse.Namespace) -> None:
-    cmd_watch(memory, args, ProgressBar())
+def _cmd_watch(memory: Memory, args: argparse.Namespace) -> None:
+    cmd_watch(_folder_only(memory, "watch"), args, ProgressBar())
+
+
+def _cmd_publish(memory: Memory, args: argparse.Namespace) -> None:
+    report = _database_only(memory, "publish").publish(args.folder, mirror=args.mirror)
+    if args.json:
+        _print_json(dataclasses.asdict(report))
+        return
+    print(f"published {args.folder}: {report.scanned} files, {report.written} written, "
+          f"{report.unchanged} unchanged, {report.deleted} deleted, {report.chunks} chunks")
+    for skipped in report.skipped:
+        print(f"skipped {skipped}")
+
+
+def _cmd_export(memory: Memory, args: argparse.Namespace) -> None:
+    count = _database_only(memory, "export").export(args.folder)
+    print(f"exported {count} documents to {args.folder}")
 
 
 _COMMANDS = {"index": _cmd_index, "search": _cmd_search, "get": _cmd_get, "write": _cmd_write,
-             "status": _cmd_status, "watch": _cmd_watch}
+             "status": _cmd_status, "watch": _cmd_watch, "publish": _cmd_publish,
+             "export": _cmd_export}
 
 
-def _requested_provider_unavailable(memory: MemoryIndex, args: argparse.Namespace) -> str | None:
+def _requested_provider_unavailable(memory: Memory, args: argparse.Namespace) -> str | None:
     """Warn (stderr) when a provider asked for by name cannot be used: it is never silent."""
     requested = memory.settings.embedding.provider
     if args.command not in ("index", "search", "status") or requested in ("auto", "none"):

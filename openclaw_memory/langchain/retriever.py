@@ -21,8 +21,9 @@ from openclaw_memory.config import MemorySettings
 from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.files.frontmatter import front_matter
 from openclaw_memory.files.workspace import is_daily
-from openclaw_memory.index import ChatType, MemoryIndex
+from openclaw_memory.index import MemoryIndex
 from openclaw_memory.langchain._common import hit_text
+from openclaw_memory.memory_base import ChatType, Memory
 from openclaw_memory.search.filters import compile_filter
 from openclaw_memory.types import SearchHit
 
@@ -109,7 +110,7 @@ class OpenClawMemoryRetriever(BaseRetriever, _QueryFields):
       VectorStore and the LangGraph store write).
     """
 
-    index: MemoryIndex | None = None
+    index: Memory | None = None
     workspace: Path | None = None
     index_path: Path | None = None
     settings: MemorySettings | None = None
@@ -142,7 +143,7 @@ class OpenClawMemoryRetriever(BaseRetriever, _QueryFields):
         return self
 
     @property
-    def memory(self) -> MemoryIndex:
+    def memory(self) -> Memory:
         """The index this retriever searches."""
         assert self.index is not None  # set by the validator
         return self.index

@@ -37,7 +37,8 @@ from langchain_core.runnables import RunnableConfig
 from openclaw_memory.errors import ConfigError, OpenClawMemoryError
 from openclaw_memory.files.namespaces import folder_of
 from openclaw_memory.files.notes import NoteText, WriteResult
-from openclaw_memory.index import ChatType, MemoryIndex
+from openclaw_memory.index import MemoryIndex
+from openclaw_memory.memory_base import ChatType, Memory
 from openclaw_memory.types import SearchResponse
 
 __all__ = ["MemoryScope", "ScopeError", "ScopedMemory", "current_context", "resolve_chat_type",
@@ -129,7 +130,7 @@ def stricter(a: ChatType, b: ChatType) -> ChatType:
 class ScopedMemory:
     """One call's memory: an index, and optionally the area (a folder) that is this user's."""
 
-    index: MemoryIndex
+    index: Memory
     area: str | None = None
 
     @property
@@ -176,7 +177,7 @@ class MemoryScope:
     ``{name}`` placeholders filled from the run.
     """
 
-    index: MemoryIndex | None = None
+    index: Memory | None = None
     namespace: tuple[str, ...] | None = None
     workspace: str | os.PathLike[str] | None = None
     settings: dict[str, Any] = field(default_factory=dict)

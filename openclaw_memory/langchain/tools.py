@@ -26,7 +26,6 @@ from openclaw_memory.errors import (
     WorkspaceError,
 )
 from openclaw_memory.files.notes import NoteText, WriteResult
-from openclaw_memory.index import ChatType, MemoryIndex
 from openclaw_memory.langchain._common import CitationMode, citation_of, citations_enabled, hit_snippet
 from openclaw_memory.langchain.scope import (
     MemoryScope,
@@ -35,6 +34,7 @@ from openclaw_memory.langchain.scope import (
     resolve_chat_type,
     stricter,
 )
+from openclaw_memory.memory_base import ChatType, Memory
 from openclaw_memory.search.snippets import citation
 from openclaw_memory.types import SearchResponse
 
@@ -164,7 +164,7 @@ class _MemoryTool(BaseTool):
     run states one, and never less private than the tool's own ``chat_type``.
     """
 
-    index: MemoryIndex | None = Field(None, exclude=True)
+    index: Memory | None = Field(None, exclude=True)
     scope: MemoryScope | None = Field(None, exclude=True)
     bound: ScopedMemory | None = Field(None, exclude=True)
     citations: CitationMode | None = None
@@ -361,7 +361,7 @@ class MemoryWriteTool(_MemoryTool):
 # ---------------------------------------------------------------------- factory
 
 
-def memory_tools(memory: MemoryIndex | MemoryScope | ScopedMemory, *,
+def memory_tools(memory: Memory | MemoryScope | ScopedMemory, *,
                  citations: CitationMode | None = None,
                  chat_type: ChatType = "direct", allow_write: bool = True,
                  write_target_restriction: WriteTarget | None = None) -> list[BaseTool]:
@@ -376,7 +376,7 @@ def memory_tools(memory: MemoryIndex | MemoryScope | ScopedMemory, *,
     or by the run) MEMORY.md is never returned or read. ``allow_write=False`` leaves out
     ``memory_write``; ``write_target_restriction="daily"`` lets it append to today's log only.
     """
-    target = ("index" if isinstance(memory, MemoryIndex)
+    target = ("index" if isinstance(memory, Memory)
               else "scope" if isinstance(memory, MemoryScope) else "bound")
     common: dict[str, Any] = {target: memory, "citations": citations}
     tools: list[_MemoryTool] = [MemorySearchTool(**common), MemoryGetTool(**common)]

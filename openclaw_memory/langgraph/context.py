@@ -15,7 +15,7 @@ from langchain_core.messages import BaseMessage, SystemMessage
 
 from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.files.notes import today
-from openclaw_memory.index import ChatType, MemoryIndex
+from openclaw_memory.memory_base import ChatType, Memory
 
 __all__ = ["LoadedFile", "SessionContext", "session_start_context"]
 
@@ -59,7 +59,7 @@ class SessionContext:
         return [message] if message is not None else []
 
 
-def session_start_context(index: MemoryIndex, *, chat_type: ChatType = "direct",
+def session_start_context(index: Memory, *, chat_type: ChatType = "direct",
                           now: datetime | None = None, max_chars: int = DEFAULT_MAX_CHARS,
                           include_daily: bool = True,
                           session_key: str | None = None) -> SessionContext:
@@ -88,12 +88,12 @@ def session_start_context(index: MemoryIndex, *, chat_type: ChatType = "direct",
     return _render(found, max_chars, tuple(skipped))
 
 
-def _wanted_files(index: MemoryIndex, chat_type: ChatType, now: datetime | None,
+def _wanted_files(index: Memory, chat_type: ChatType, now: datetime | None,
                   include_daily: bool) -> tuple[list[tuple[str, str]], list[str]]:
     wanted: list[tuple[str, str]] = []
     skipped: list[str] = []
     if chat_type == "direct":
-        wanted.append((_curated_name(index), "curated long-term memory"))
+        wanted.append((index.curated_name(), "curated long-term memory"))
     else:
         skipped.append(f"MEMORY.md (private: {chat_type} chat)")
     if include_daily:
@@ -103,15 +103,7 @@ def _wanted_files(index: MemoryIndex, chat_type: ChatType, now: datetime | None,
     return wanted, skipped
 
 
-def _curated_name(index: MemoryIndex) -> str:
-    # The lowercase spelling is used only when it is the file the user actually has.
-    root = index.settings.workspace
-    if not (root / "MEMORY.md").exists() and (root / "memory.md").exists():
-        return "memory.md"
-    return "MEMORY.md"
-
-
-def _read(index: MemoryIndex, path: str, chat_type: ChatType) -> tuple[str, str | None]:
+def _read(index: Memory, path: str, chat_type: ChatType) -> tuple[str, str | None]:
     try:
         note = index.get(path, chat_type=chat_type)
     except OpenClawMemoryError as exc:

@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import logging
-import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -47,7 +46,6 @@ from langchain_core.tools import BaseTool
 
 from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.files.notes import daily_note_path, today
-from openclaw_memory.index import ChatType, MemoryIndex
 from openclaw_memory.langchain._common import CitationMode
 from openclaw_memory.langchain.scope import MemoryScope, ScopedMemory
 from openclaw_memory.langchain.tools import memory_tools
@@ -66,6 +64,7 @@ from openclaw_memory.langgraph.failures import FailureKind, classify_failure
 from openclaw_memory.langgraph.scope import current_context, resolve_chat_type
 from openclaw_memory.langgraph.silent import arun_silently, run_silently
 from openclaw_memory.langgraph.state import MemoryAgentState
+from openclaw_memory.memory_base import ChatType, Memory
 
 if TYPE_CHECKING:
     from langgraph.runtime import Runtime
@@ -177,7 +176,7 @@ class MemoryFlush:
     in ``status`` (``flush_failures``, ``last_flush_error``).
     """
 
-    def __init__(self, index: MemoryIndex | MemoryScope, model: BaseChatModel, *,
+    def __init__(self, index: Memory | MemoryScope, model: BaseChatModel, *,
                  context_window: int | None = None,
                  reserve_tokens_floor: int = RESERVE_TOKENS_FLOOR,
                  soft_threshold_tokens: int = SOFT_THRESHOLD_TOKENS,
@@ -189,7 +188,7 @@ class MemoryFlush:
                  retry_base_seconds: float = 2.0, retry_max_seconds: float = 60.0) -> None:
         # A scope resolves per run (whose memory the notes go to); an index is every run's.
         self.scope = index if isinstance(index, MemoryScope) else None
-        self._index = index if isinstance(index, MemoryIndex) else None
+        self._index = index if isinstance(index, Memory) else None
         self.model = model
         self.context_window = context_window or context_window_of(model) or DEFAULT_CONTEXT_WINDOW
         self.threshold = flush_threshold(self.context_window, reserve_tokens_floor,
@@ -220,7 +219,7 @@ class MemoryFlush:
         return self.scope.resolve(None, current_context())
 
     @property
-    def index(self) -> MemoryIndex:
+    def index(self) -> Memory:
         return self.memory.index
 
     @contextlib.contextmanager
@@ -251,18 +250,7 @@ class MemoryFlush:
     def _workspace_problem(self) -> str | None:
         if self.read_only:
             return "workspace is read-only (configured)"
-        root = self.index.settings.workspace
-        if not root.is_dir():
-            return f"workspace {root} does not exist"
-        memory_dir = root / "memory"
-        target = memory_dir if memory_dir.is_dir() else root
-        if not os.access(target, os.W_OK | os.X_OK):
-            return f"workspace {target} is not writable"
-        try:
-            read_only_fs = bool(os.statvfs(target).f_flag & os.ST_RDONLY)
-        except OSError:
-            read_only_fs = False  # unknown: let the write itself report a failure
-        return f"workspace {target} is on a read-only file system" if read_only_fs else None
+        return self.index.write_problem()
 
     # -- the silent turn ----------------------------------------------------------------------
     def run(self, messages: Sequence[BaseMessage], *, chat_type: ChatType = "direct") -> FlushReport:
@@ -461,7 +449,7 @@ class MemoryFlush:
         return RunnableLambda(node, afunc=anode, name="memory_flush")
 
 
-def memory_flush_node(index: MemoryIndex | MemoryScope, model: BaseChatModel,
+def memory_flush_node(index: Memory | MemoryScope, model: BaseChatModel,
                       **options: Any) -> Runnable[Any, dict[str, Any]]:
     """``MemoryFlush(index, model, **options).as_node()``: put it right before compaction.
 
@@ -539,7 +527,7 @@ class MemoryFlushMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
 
     state_schema = MemoryAgentState
 
-    def __init__(self, index: MemoryIndex | MemoryScope, model: BaseChatModel | str, *,
+    def __init__(self, index: Memory | MemoryScope, model: BaseChatModel | str, *,
                  summarization: Any = None, **options: Any) -> None:
         super().__init__()
         chat_model = _chat_model(model)

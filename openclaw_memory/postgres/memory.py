@@ -10,8 +10,10 @@ workspace out as a folder, byte for byte, and :meth:`publish` loads a folder in.
 
 from __future__ import annotations
 
+import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +34,15 @@ from openclaw_memory.files.notes import (
     split_citation,
 )
 from openclaw_memory.files.workspace import Workspace
+from openclaw_memory.freshness.activity import (
+    FLUSH_APPENDED_KEY,
+    FLUSH_AT_KEY,
+    FLUSH_COUNT_KEY,
+    FLUSH_ERROR_KEY,
+    FLUSH_FAILURES_KEY,
+)
 from openclaw_memory.indexing.sync import index_fingerprint
+from openclaw_memory.memory_base import ChatType, Memory
 from openclaw_memory.postgres.connection import Database
 from openclaw_memory.postgres.documents import DocumentIndexer, document_hash
 from openclaw_memory.postgres.schema import SCHEMA, SCHEMA_VERSION, migrate, text_config
@@ -46,7 +56,6 @@ from openclaw_memory.types import SearchResponse, SyncReport
 __all__ = ["PostgresMemory", "PublishReport"]
 
 _CURATED = ("MEMORY.md", "memory.md")
-ChatType = Literal["direct", "group", "channel"]
 _BACKFILL_BATCH = 256
 
 
@@ -62,7 +71,7 @@ class PublishReport:
     skipped: tuple[str, ...]
 
 
-class PostgresMemory:
+class PostgresMemory(Memory):
     """Open (or create) workspace ``workspace`` in the database at ``dsn``.
 
     >>> with PostgresMemory.open("postgresql://db/memory", workspace="alice") as memory:
@@ -86,9 +95,9 @@ class PostgresMemory:
             raise
         self.text_config = text_config(settings.store.fts_tokenizer)
         self.choice = self._choice(embedder)
-        self.provider = self.choice.provider
+        self._provider = self.choice.provider
         self.index = PostgresIndex(self.tenant, self.text_config)
-        self.documents = DocumentIndexer(self.tenant, settings, self.provider, self.text_config)
+        self.documents = DocumentIndexer(self.tenant, settings, self._provider, self.text_config)
         self.closed = False
         self.last_sync: SyncReport | None = None
         self.notes: list[str] = []
@@ -108,6 +117,13 @@ class PostgresMemory:
         except ProviderUnavailableError as exc:
             return ProviderChoice(None, self.settings.embedding.provider, None, str(exc))
 
+    @property
+    def provider(self) -> EmbeddingProvider | None:
+        return self._provider
+
+    def provider_choice(self) -> ProviderChoice:
+        return self.choice
+
     def close(self) -> None:
         self.closed = True
         self.db.close()
@@ -115,8 +131,53 @@ class PostgresMemory:
     def __enter__(self) -> PostgresMemory:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def on_session_start(self, session_key: str | None = None) -> bool:
+        return False  # every write indexes itself: there is nothing to catch up on
+
+    def write_problem(self) -> str | None:
+        return None  # the database says so on the write itself, and the flush reports it
+
+    def curated_name(self) -> str:
+        return self._curated_path()
+
+    # -- flush bookkeeping (status) -------------------------------------------------------------
+    def record_flush(self, *, appended: int = 0) -> None:
+        with self.db.transaction("cannot record the flush") as conn:
+            self._bump(conn, FLUSH_COUNT_KEY)
+            self._set(conn, FLUSH_AT_KEY, repr(time.time()))
+            self._set(conn, FLUSH_APPENDED_KEY, str(int(appended)))
+
+    def record_flush_failure(self, error: str, *, gave_up: bool) -> None:
+        detail = json.dumps({"at": time.time(), "error": error[:500], "gave_up": gave_up})
+        with self.db.transaction("cannot record the flush failure") as conn:
+            self._bump(conn, FLUSH_FAILURES_KEY)
+            self._set(conn, FLUSH_ERROR_KEY, detail)
+
+    def _bump(self, conn: Any, key: str) -> None:
+        self.tenant.run(conn, f"insert into {SCHEMA}.meta(workspace, key, value) values "
+                        "(%(ws)s, %(k)s, '1') on conflict (workspace, key) do update set "
+                        "value = (meta.value::bigint + 1)::text", {"k": key})
+
+    def _set(self, conn: Any, key: str, value: str) -> None:
+        self.tenant.run(conn, f"insert into {SCHEMA}.meta(workspace, key, value) values "
+                        "(%(ws)s, %(k)s, %(v)s) on conflict (workspace, key) do update set "
+                        "value = excluded.value", {"k": key, "v": value})
+
+    def _flush_status(self) -> dict[str, Any]:
+        meta = {str(k): str(v) for k, v in self.tenant.rows(
+            f"select key, value from {SCHEMA}.meta where workspace = %(ws)s")}
+        try:
+            error = json.loads(meta.get(FLUSH_ERROR_KEY, "null"))
+        except ValueError:
+            error = None
+        return {
+            "last_flush_at": float(meta[FLUSH_AT_KEY]) if FLUSH_AT_KEY in meta else None,
+            "flush_count": int(meta.get(FLUSH_COUNT_KEY, 0)),
+            "last_flush_appended": int(meta[FLUSH_APPENDED_KEY])
+            if FLUSH_APPENDED_KEY in meta else None,
+            "flush_failures": int(meta.get(FLUSH_FAILURES_KEY, 0)),
+            "last_flush_error": error if isinstance(error, dict) else None,
+        }
 
     # -- the index ----------------------------------------------------------------------------
     def sync(self, *, full: bool = False) -> SyncReport:
@@ -195,7 +256,8 @@ class PostgresMemory:
     # -- reading ------------------------------------------------------------------------------
     def search(self, query: str, *, max_results: int | None = None,
                min_score: float | None = None, sources: tuple[str, ...] | None = None,
-               chat_type: ChatType = "direct", path_filter: Any = None,
+               chat_type: ChatType = "direct",
+               path_filter: Callable[[str], bool] | None = None,
                path_prefix: str | None = None, now: datetime | None = None) -> SearchResponse:
         """Hybrid search, as :meth:`MemoryIndex.search`. Never raises for query text."""
         s = self.settings.search
@@ -336,7 +398,7 @@ class PostgresMemory:
         counts = self.tenant.rows(
             f"select (select count(*) from {SCHEMA}.documents where workspace = %(ws)s), "
             f"count(*), count(embedding) from {SCHEMA}.chunks where workspace = %(ws)s")[0]
-        provider = self.provider
+        provider = self._provider
         fingerprint = self._fingerprint()
         current = index_fingerprint(self.settings, provider)
         return {
@@ -351,4 +413,5 @@ class PostgresMemory:
             "provider_unavailable_reason": self.choice.unavailable_reason,
             "needs_rebuild": fingerprint is not None and fingerprint != current,
             "vectors_missing": self._missing_vectors(),
+            **self._flush_status(),
         }

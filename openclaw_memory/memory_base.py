@@ -1,0 +1,96 @@
+"""``Memory``: what every backend of a workspace's memory offers the agent surfaces.
+
+:class:`~openclaw_memory.index.MemoryIndex` (a folder of Markdown files and an SQLite index)
+and :class:`~openclaw_memory.postgres.PostgresMemory` (documents and index in a shared
+PostgreSQL) both are one. The LangChain retriever and tools, the LangGraph flush, citations
+and session-start context take any ``Memory``; the VectorStore and the LangGraph
+``BaseStore`` write files of their own and take a ``MemoryIndex``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, Literal
+
+from openclaw_memory.config import MemorySettings
+from openclaw_memory.embeddings.base import EmbeddingProvider
+from openclaw_memory.embeddings.factory import ProviderChoice
+from openclaw_memory.files.notes import NoteText, WriteResult
+from openclaw_memory.types import SearchResponse, SyncReport
+
+__all__ = ["ChatType", "Memory"]
+
+ChatType = Literal["direct", "group", "channel"]
+
+
+class Memory(ABC):
+    settings: MemorySettings
+    closed: bool
+    last_sync: SyncReport | None
+
+    @property
+    @abstractmethod
+    def provider(self) -> EmbeddingProvider | None:
+        """The embedding provider searches use (None: keyword-only)."""
+
+    @abstractmethod
+    def provider_choice(self) -> ProviderChoice:
+        """Which provider was chosen, and why none when it is unavailable."""
+
+    @abstractmethod
+    def search(self, query: str, *, max_results: int | None = None,
+               min_score: float | None = None, sources: tuple[str, ...] | None = None,
+               chat_type: ChatType = "direct",
+               path_filter: Callable[[str], bool] | None = None,
+               path_prefix: str | None = None,
+               now: datetime | None = None) -> SearchResponse:
+        """Hybrid search; never raises for query text."""
+
+    @abstractmethod
+    def get(self, path: str, from_line: int | None = None, lines: int | None = None,
+            *, chat_type: ChatType = "direct") -> NoteText:
+        """Lines of a memory file through the path gate (a citation works as ``path``)."""
+
+    @abstractmethod
+    def write(self, content: str, *, target: Literal["daily", "memory"] = "daily",
+              now: datetime | None = None, area: str | None = None) -> WriteResult:
+        """Append a note to today's daily file (or ``MEMORY.md``) and index it."""
+
+    @abstractmethod
+    def sync(self, *, full: bool = False) -> SyncReport:
+        """Bring the index in line with the memory files."""
+
+    @abstractmethod
+    def status(self) -> dict[str, Any]:
+        """What a person debugging "why no results?" needs."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    @abstractmethod
+    def record_flush(self, *, appended: int = 0) -> None:
+        """Record a completed pre-compaction memory flush (reported by ``status``)."""
+
+    @abstractmethod
+    def record_flush_failure(self, error: str, *, gave_up: bool) -> None:
+        """Record a failed flush attempt."""
+
+    @abstractmethod
+    def on_session_start(self, session_key: str | None = None) -> bool:
+        """An agent session began; True when a sync was requested."""
+
+    @abstractmethod
+    def write_problem(self) -> str | None:
+        """Why notes cannot be written now (None: they can). The flush skips itself then."""
+
+    @abstractmethod
+    def curated_name(self) -> str:
+        """The curated file's name: ``MEMORY.md``, or ``memory.md`` where that is the one."""
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

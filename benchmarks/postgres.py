@@ -38,7 +38,7 @@ from search_latency import K, _time_queries
 
 from openclaw_memory import MemoryIndex, MemorySettings
 from openclaw_memory.postgres import PostgresMemory
-from openclaw_memory.postgres.search_side import vector_literal
+from openclaw_memory.postgres.values import vector_literal
 from openclaw_memory.search.pipeline import SearchRequest, run_search
 
 TARGET_P50_MS = 20.0

@@ -198,3 +198,25 @@ def test_the_same_notes_rank_the_same_on_sqlite_and_on_postgres(pg_dsn: str,
             a = [(h.path, h.start_line) for h in local.search(query).results]
             b = [(h.path, h.start_line) for h in shared.search(query).results]
             assert a[:1] == b[:1], query
+
+
+def test_common_terms_are_estimated_from_planner_statistics_and_rare_ones_counted(
+        pg_dsn: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from openclaw_memory.postgres import term_counts
+
+    monkeypatch.setattr(term_counts, "COUNT_CAP", 10)
+    with _pg(pg_dsn) as memory:
+        for i in range(60):
+            memory.put_document(f"memory/n{i}.md",
+                                f"meeting notes {i}: {'zebra ' if i < 3 else ''}budget".encode())
+        memory.sync()  # ANALYZE: pg_stats now lists the common lexemes
+        total, counts = memory.index.term_statistics(["meeting", "zebra", "budget"])
+        assert total == 60
+        assert counts["zebra"] == 3                    # rare: counted exactly
+        assert 50 <= counts["meeting"] <= 70           # common: estimated (exact is 60)
+        with psycopg.connect(pg_dsn) as conn:
+            tracked = conn.execute("select most_common_elems::text from pg_stats where "
+                                   "tablename = 'chunks' and attname = 'tsv'").fetchone()
+        assert tracked is not None and "meet" in tracked[0]
+        assert memory.search("zebra meeting").results[0].path in {
+            "memory/n0.md", "memory/n1.md", "memory/n2.md"}

@@ -25,8 +25,8 @@ from openclaw_memory.embeddings.base import EmbeddingProvider, invalid_rows
 from openclaw_memory.errors import ContentError, EmbeddingError
 from openclaw_memory.indexing.chunking import blank_front_matter, chunk_text, editor_lines_text
 from openclaw_memory.postgres.schema import SCHEMA
-from openclaw_memory.postgres.search_side import pg_body, vector_literal
 from openclaw_memory.postgres.tenant import Tenant
+from openclaw_memory.postgres.values import pg_body, vector_literal
 from openclaw_memory.store.db import chunk_id
 from openclaw_memory.types import Chunk
 

@@ -55,12 +55,18 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
         # Vectors inline when they fit (512 floats do): out of line, every exact distance
         # read a TOAST chunk chain (18 ms for 5k rows instead of about 3).
         f"alter table {SCHEMA}.chunks alter column embedding set storage main",
+        # Statistics on 10 000 lexemes (the default tracks 1 000): term counts estimate every
+        # word ANALYZE tracks from them and count only rarer ones (postgres/term_counts.py).
+        f"alter table {SCHEMA}.chunks alter column tsv set statistics 1000",
         f"create index chunks_place on {SCHEMA}.chunks (workspace, path, start_line)",
         f"create index chunks_newest on {SCHEMA}.chunks (workspace, id)",
         f"create index chunks_hash on {SCHEMA}.chunks (workspace, hash)",
-        # No pending list: with it, every search scans up to 4 MB of unsorted entries after
-        # a burst of writes, and the planner, seeing them, walks past the index.
-        f"create index chunks_tsv on {SCHEMA}.chunks using gin (tsv) with (fastupdate = off)",
+        # A small pending list (256 kB, not the default 4 MB): writes still go in batches
+        # (1.6x faster than without one), and no search scans more than 256 kB of unsorted
+        # entries; with 4 MB a query took 4.9 ms instead of 0.07 and the planner, seeing the
+        # list, walked past the index.
+        f"create index chunks_tsv on {SCHEMA}.chunks using gin (tsv) "
+        "with (fastupdate = on, gin_pending_list_limit = 256)",
         # English stems without a stop-word list (FTS5's porter keeps every word too: the
         # query side removes function words itself), every other token as it is.
         f"""create text search dictionary {SCHEMA}.english_stem_all

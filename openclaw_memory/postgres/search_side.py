@@ -22,9 +22,6 @@ coverage, the relevance gate and citations are the SQLite backend's own code.
 from __future__ import annotations
 
 import contextlib
-import re
-import threading
-import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -33,30 +30,17 @@ import numpy as np
 from openclaw_memory.postgres.connection import QueryCanceled
 from openclaw_memory.postgres.schema import SCHEMA
 from openclaw_memory.postgres.tenant import Tenant
+from openclaw_memory.postgres.term_counts import TermCounts
+from openclaw_memory.postgres.values import pg_body, vector_literal
 from openclaw_memory.search.coverage import idf
-from openclaw_memory.search.textsearch import fts_body, parse_match
+from openclaw_memory.search.textsearch import parse_match
 from openclaw_memory.store.db import ChunkRow
 from openclaw_memory.store.keyword_side import QueryTimeoutError
 from openclaw_memory.store.paths import prefix_range
 
-__all__ = ["EF_SEARCH", "TERM_COUNT_CAP", "TERM_COUNT_TTL_S", "PostgresIndex", "pg_body",
-           "vector_literal"]
+__all__ = ["EF_SEARCH", "PostgresIndex"]
 
-TERM_COUNT_TTL_S = 60.0
-TERM_COUNT_CAP = 50_000
 EF_SEARCH = 100  # HNSW candidate list; at least 2k (chosen by benchmarks/postgres.py)
-_SEPARATORS = re.compile(r"[\W_]+")
-
-
-def pg_body(text: str) -> str:
-    """Text as the tsvector sees it: CJK characters apart (as in FTS5), and punctuation
-    a separator, so ``db.internal`` or ``user@host`` are words as FTS5's tokenizer
-    splits them, not one host or e-mail token of PostgreSQL's parser."""
-    return _SEPARATORS.sub(" ", fts_body(text))
-
-
-def vector_literal(vector: np.ndarray[Any, Any]) -> str:
-    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
 
 
 class PostgresIndex:
@@ -73,9 +57,8 @@ class PostgresIndex:
     def __init__(self, tenant: Tenant, text_config: str) -> None:
         self.tenant = tenant
         self.config = text_config
-        self._lock = threading.Lock()
-        self._counts: dict[str, tuple[float, int]] = {}
-        self._total: tuple[float, int] | None = None
+        self._terms = TermCounts(tenant, text_config,
+                                 lambda terms, params, name: self._tsquery(terms, params, name=name))
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -164,30 +147,11 @@ class PostgresIndex:
 
     def forget_counts(self) -> None:
         """Drop remembered term counts (this process just changed many chunks)."""
-        with self._lock:
-            self._counts, self._total = {}, None
+        self._terms.forget()
 
     def term_statistics(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
-        now = time.monotonic()
-        with self._lock:
-            if self._total is None or now - self._total[0] > TERM_COUNT_TTL_S:
-                rows = self.tenant.rows(f"select count(*) from {SCHEMA}.chunks "
-                                        "where workspace = %(ws)s")
-                self._total = (now, int(rows[0][0]))
-            total = self._total[1]
-            fresh = {t: c for t, (at, c) in self._counts.items()
-                     if now - at <= TERM_COUNT_TTL_S and t in terms}
-        missing = [t for t in dict.fromkeys(terms) if t not in fresh]
-        for term in missing:
-            params: dict[str, Any] = {"cap": TERM_COUNT_CAP}
-            query = self._tsquery([term], params)
-            rows = self.tenant.rows(
-                f"select count(*) from (select 1 from {SCHEMA}.chunks "
-                f"where workspace = %(ws)s and tsv @@ {query} limit %(cap)s) s", params)
-            fresh[term] = int(rows[0][0])
-        with self._lock:
-            self._counts.update({t: (now, fresh[t]) for t in missing})
-        return total, {t: fresh[t] for t in terms}
+        """(chunks in the workspace, chunks holding each term): postgres/term_counts.py."""
+        return self._terms.statistics(terms)
 
     def terms_in(self, terms: Sequence[str], rowids: Sequence[int]) -> dict[str, set[int]]:
         found: dict[str, set[int]] = {t: set() for t in terms}

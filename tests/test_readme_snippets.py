@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from chat_brain import Brain
 from openai_server import CHAT_PATH, FakeOpenAIServer
+from postgres_server import running_postgres
 
 import openclaw_memory
 
@@ -32,10 +33,12 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("HOME", str(tmp_path))
     sample = Path(openclaw_memory.__file__).parent / "sample_workspace"
     shutil.copytree(sample, tmp_path / "agent-workspace")
-    with FakeOpenAIServer(dims=16) as server:
+    # The shared-memory snippet reads its database from the variable README tells users to set.
+    with FakeOpenAIServer(dims=16) as server, running_postgres() as database:
         server.route(CHAT_PATH, Brain(tmp_path / "agent-workspace" / "memory" / "unused.md"))
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("OPENCLAW_MEMORY_STORE__DSN", database.dsn)
         yield tmp_path
 
 

@@ -30,8 +30,9 @@ from openclaw_memory.errors import (
 from openclaw_memory.files.notes import NoteText, WriteResult
 from openclaw_memory.freshness.triggers import SyncOutcome
 from openclaw_memory.freshness.watch import MemoryWatcher
-from openclaw_memory.index import ChatType, MemoryIndex, open_memory
+from openclaw_memory.index import ChatType, MemoryIndex
 from openclaw_memory.memory_base import Memory
+from openclaw_memory.opening import open_memory
 from openclaw_memory.types import (
     Chunk,
     HitExplanation,

@@ -18,7 +18,6 @@ from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.embeddings.cache import CachedProvider
 from openclaw_memory.embeddings.factory import ProviderChoice, create_provider
 from openclaw_memory.errors import (
-    ConfigError,
     IndexCorruptError,
     OpenClawMemoryError,
     ProviderUnavailableError,
@@ -35,6 +34,7 @@ from openclaw_memory.files.notes import (
     split_citation,
     write_memory_md,
 )
+from openclaw_memory.files.space import FolderSpace
 from openclaw_memory.files.workspace import Workspace
 from openclaw_memory.freshness.activity import flush_status, record_flush, record_flush_failure
 from openclaw_memory.freshness.state import Freshness
@@ -61,7 +61,7 @@ from openclaw_memory.types import SearchResponse, SyncReport
 if TYPE_CHECKING:
     from openclaw_memory.postgres import PostgresMemory
 
-__all__ = ["ChatType", "MemoryIndex", "open_memory"]
+__all__ = ["ChatType", "MemoryIndex"]
 
 _CURATED = frozenset({"MEMORY.md", "memory.md"})
 
@@ -145,12 +145,15 @@ class MemoryIndex(Memory):
 
         ``backend="postgres"``: the workspace named ``workspace`` (default
         ``store.workspace_name``) in the shared database at ``dsn`` (default ``store.dsn``),
-        a :class:`~openclaw_memory.postgres.PostgresMemory`. :func:`open_memory` picks the
-        backend from the settings (``store.backend``) instead.
+        a :class:`~openclaw_memory.postgres.PostgresMemory`.
+        :func:`~openclaw_memory.opening.open_memory` picks the backend from the settings
+        (``store.backend``) instead.
         """
         if backend == "postgres":
-            return _open_postgres(None if workspace is None else str(workspace), dsn,
-                                  settings, embedder, overrides)
+            from openclaw_memory.postgres import PostgresMemory  # psycopg: optional
+
+            return PostgresMemory.open(dsn, workspace=None if workspace is None else str(workspace),
+                                       settings=settings, embedder=embedder, **overrides)
         resolved, origin = load_settings(workspace, settings=settings, overrides=overrides)
         return cls(resolved, index_path=Path(index_path) if index_path else None,
                    embedder=embedder, origin=origin)
@@ -486,6 +489,20 @@ class MemoryIndex(Memory):
             read_only_fs = False  # unknown: let the write itself report a failure
         return f"workspace {target} is on a read-only file system" if read_only_fs else None
 
+    def documents(self) -> FolderSpace:
+        return FolderSpace(self.workspace, self._recorded_stat, self._settle)
+
+    def search_backend(self) -> Store:
+        return self.store
+
+    def _recorded_stat(self, rel_path: str) -> tuple[int, int] | None:
+        row = self.store.query("select size, mtime_ns from files where path = ?", (rel_path,))
+        return (int(row[0][0]), int(row[0][1])) if row else None
+
+    def _settle(self, reason: str) -> None:
+        self.mark_dirty(reason)
+        self.sync()
+
     def curated_name(self) -> str:
         # The lowercase spelling is used only when it is the file the user actually has.
         root = self.settings.workspace
@@ -556,40 +573,3 @@ class MemoryIndex(Memory):
         extras["transcript_deltas"] = [d.as_dict() for d in syncer.pending_sessions(self.store)]
         return {**extras, **flush_status(self.store)}
 
-
-def _open_postgres(name: str | None, dsn: str | None, settings: MemorySettings | None,
-                   embedder: EmbeddingProvider | None,
-                   overrides: dict[str, Any]) -> PostgresMemory:
-    from openclaw_memory.postgres import PostgresMemory  # psycopg: an optional dependency
-
-    resolved, _ = load_settings(None, settings=settings, overrides=overrides)
-    target = dsn or resolved.store.dsn
-    if not target:
-        raise ConfigError("the postgres backend needs a connection string: dsn=... or "
-                          "store.dsn (OPENCLAW_MEMORY_STORE__DSN)")
-    return PostgresMemory(target, name or resolved.store.workspace_name, resolved,
-                          embedder=embedder)
-
-
-def open_memory(workspace: str | os.PathLike[str] | None = None, *,
-                settings: MemorySettings | None = None, embedder: EmbeddingProvider | None = None,
-                **overrides: Any) -> Memory:
-    """Open a workspace's memory on the backend its settings name (``store.backend``):
-    ``sqlite`` (a folder and an index file, ``workspace`` its path) or ``postgres`` (a shared
-    database, ``workspace`` its name there). CLI and configuration files go through this."""
-    named = _names_postgres(settings, overrides)  # then ``workspace`` is a name, not a path
-    resolved, origin = load_settings(None if named else workspace, settings=settings,
-                                     overrides=overrides)
-    if resolved.store.backend == "postgres":
-        name = str(workspace) if named and workspace is not None else None
-        return _open_postgres(name, None, resolved, embedder, {})
-    return MemoryIndex(resolved, embedder=embedder, origin=origin)
-
-
-def _names_postgres(settings: MemorySettings | None, overrides: dict[str, Any]) -> bool:
-    store = overrides.get("store")
-    if isinstance(store, dict) and store.get("backend") == "postgres":
-        return True
-    if settings is not None and settings.store.backend == "postgres":
-        return True
-    return os.environ.get("OPENCLAW_MEMORY_STORE__BACKEND", "").strip() == "postgres"

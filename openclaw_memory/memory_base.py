@@ -3,8 +3,8 @@
 :class:`~openclaw_memory.index.MemoryIndex` (a folder of Markdown files and an SQLite index)
 and :class:`~openclaw_memory.postgres.PostgresMemory` (documents and index in a shared
 PostgreSQL) both are one. The LangChain retriever and tools, the LangGraph flush, citations
-and session-start context take any ``Memory``; the VectorStore and the LangGraph
-``BaseStore`` write files of their own and take a ``MemoryIndex``.
+and session-start context, the VectorStore and the LangGraph ``BaseStore`` (through
+:meth:`Memory.documents`) take any ``Memory``.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from openclaw_memory.config import MemorySettings
 from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.embeddings.factory import ProviderChoice
 from openclaw_memory.files.notes import NoteText, WriteResult
+from openclaw_memory.files.space import DocumentSpace
+from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.types import SearchResponse, SyncReport
 
 __all__ = ["ChatType", "Memory"]
@@ -84,6 +86,14 @@ class Memory(ABC):
     @abstractmethod
     def write_problem(self) -> str | None:
         """Why notes cannot be written now (None: they can). The flush skips itself then."""
+
+    @abstractmethod
+    def documents(self) -> DocumentSpace:
+        """Where the VectorStore and the LangGraph store keep their own documents."""
+
+    @abstractmethod
+    def search_backend(self) -> SearchBackend:
+        """The index as the search pipeline reads it (vector neighbours, chunk rows)."""
 
     @abstractmethod
     def curated_name(self) -> str:

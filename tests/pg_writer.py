@@ -35,8 +35,8 @@ def append(dsn: str, writer: int, count: int) -> None:
 def hold(dsn: str) -> None:
     with PostgresMemory.open(dsn, workspace="fleet", embedding={"provider": "none"},
                              timezone="UTC") as memory, memory.db.transaction("hold") as conn:
-        existing = memory.documents.lock_for_append(conn, PATH)
-        memory.documents.put(conn, PATH, existing + b"\nhalf written by a killed writer\n")
+        existing = memory.indexer.lock_for_append(conn, PATH)
+        memory.indexer.put(conn, PATH, existing + b"\nhalf written by a killed writer\n")
         print("holding", flush=True)
         time.sleep(600)
 

@@ -27,8 +27,17 @@ VALUES: dict[str, dict[str, Any]] = {
 }
 
 
-@pytest.fixture()
-def ours(tmp_path: Path) -> Iterator[OpenClawMemoryStore]:
+@pytest.fixture(params=["sqlite", "postgres"])
+def ours(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenClawMemoryStore]:
+    """The store on a workspace folder, and on a PostgreSQL workspace (documents as rows)."""
+    if request.param == "postgres":
+        from openclaw_memory.postgres import PostgresMemory
+
+        memory = PostgresMemory.open(request.getfixturevalue("pg_dsn"), workspace="store",
+                                     embedding={"provider": "none"})
+        with OpenClawMemoryStore(memory, owns_index=True) as store:
+            yield store
+        return
     (tmp_path / "ws").mkdir()
     with OpenClawMemoryStore.open(tmp_path / "ws", index_path=tmp_path / "i.sqlite",
                                   embedding={"provider": "none"}) as store:
@@ -121,9 +130,9 @@ def test_values_round_trip_exactly_and_are_readable_markdown(ours: OpenClawMemor
     ours.put(("prefs", "ünïcode user"), "k/1?", value)
     got = ours.get(("prefs", "ünïcode user"), "k/1?")
     assert got is not None and got.value == value and list(got.value) == ["z", "a", "text"]
-    files = list((tmp_path / "ws" / "memory").rglob("*.md"))
-    assert len(files) == 1 and files[0].parent.name == "%C3%BCn%C3%AFcode%20user"
-    text = files[0].read_text(encoding="utf-8")
+    paths = ours.space.paths("memory")  # files in a folder, rows in a database
+    assert len(paths) == 1 and paths[0].split("/")[-2] == "%C3%BCn%C3%AFcode%20user"
+    text = (ours.space.read(paths[0]) or b"").decode("utf-8")
     assert "\n# k/1?\n" in text and "text: line\nnext" in text
 
 
@@ -133,9 +142,9 @@ def test_a_namespace_label_with_a_slash_stays_one_folder(ours: OpenClawMemorySto
     assert ours.list_namespaces() == [("a/b", "..", ".hidden")]
     got = ours.batch([GetOp(("a/b", "..", ".hidden"), "k")])[0]
     assert isinstance(got, Item) and plain(got) == (("a/b", "..", ".hidden"), "k", {"v": 1})
-    folder = next((tmp_path / "ws" / "memory").iterdir())
-    assert folder.name == "a%2Fb"
-    assert not any(p.name.startswith(".") for p in (tmp_path / "ws").rglob("*"))
+    paths = ours.space.paths("memory")
+    assert [p.split("/")[1] for p in paths] == ["a%2Fb"]
+    assert not any(name.startswith(".") for p in paths for name in p.split("/"))
 
 
 def test_values_that_would_not_read_back_identical_are_refused(ours: OpenClawMemoryStore) -> None:
@@ -195,10 +204,9 @@ def test_a_query_ranks_by_meaning_and_an_off_topic_one_finds_nothing(tmp_path: P
 
 def test_notes_that_are_not_items_are_ignored_by_the_store(ours: OpenClawMemoryStore, tmp_path: Path) -> None:
     ours.put(("memories", "alice"), "tea", VALUES["tea"])
-    daily = tmp_path / "ws" / "memory" / "memories" / "alice" / "2026-11-23.md"
-    daily.write_text("Alice mentioned tea again.\n", encoding="utf-8")
-    (tmp_path / "ws" / "memory" / "2026-11-23.md").write_text("tea\n", encoding="utf-8")
-    ours.memory.sync()
+    ours.space.write("memory/memories/alice/2026-11-23.md", b"Alice mentioned tea again.\n")
+    ours.space.write("memory/2026-11-23.md", b"tea\n")
+    ours.space.settle("notes written beside the items")
     assert [i.key for i in ours.search(("memories",))] == ["tea"]
     assert [i.key for i in ours.search(("memories",), query="tea")] == ["tea"]
     assert ours.list_namespaces() == [("memories", "alice")]

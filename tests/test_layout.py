@@ -10,8 +10,7 @@ import openclaw_memory
 
 PACKAGE = Path(openclaw_memory.__file__).parent
 ROOT_MODULES = {"__init__", "__main__", "_platform", "config", "errors", "index", "memory_base",
-                "redact", "types",
-                "settings_sources"}
+                "opening", "redact", "types", "settings_sources"}
 
 
 def _modules() -> dict[str, Path]:

@@ -25,8 +25,9 @@ from openclaw_memory.cli.status import format_status
 from openclaw_memory.cli.watching import add_watch_parser, cmd_watch
 from openclaw_memory.config import MemorySettings
 from openclaw_memory.errors import OpenClawMemoryError
-from openclaw_memory.index import MemoryIndex, open_memory
+from openclaw_memory.index import MemoryIndex
 from openclaw_memory.memory_base import Memory
+from openclaw_memory.opening import open_memory
 from openclaw_memory.search.snippets import citation
 from openclaw_memory.settings_sources import SettingsOrigin, load_settings
 from openclaw_memory.store.paths import state_dir

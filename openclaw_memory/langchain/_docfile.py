@@ -12,18 +12,15 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from openclaw_memory.errors import ContentError, WorkspaceError
-from openclaw_memory.files.atomic import swap_in
-from openclaw_memory.files.workspace import ResolvedPath, Workspace
+from openclaw_memory.errors import ContentError
 
 __all__ = ["StoredDocument", "check_json", "decode_document", "encode_document", "file_name",
-           "read_header", "remove_file", "write_file"]
+           "read_header"]
 
 # Types that come back from JSON as exactly the same type and value. Subclasses (enums,
 # numpy scalars) and tuples would come back as something else, so they are refused instead.
@@ -127,49 +124,3 @@ def check_json(value: Any, where: str) -> None:
     raise ContentError(
         f"{where} has type {type(value).__name__}; only str, int, float, bool, None, list and "
         "dict with str keys round-trip exactly through the Markdown file")
-
-
-# ---------------------------------------------------------------------- file operations
-
-
-def write_file(ws: Workspace, resolved: ResolvedPath, payload: bytes,
-               avoid_stat: tuple[int, int] | None = None) -> None:
-    """Replace the file atomically (temp file + rename in the same directory).
-
-    ``avoid_stat`` is the (size, mtime_ns) the index recorded for this path: sync skips a file
-    whose size and mtime are unchanged, so on a coarse-clock file system a same-size rewrite
-    within one clock tick would go unseen. The new file's mtime is nudged when it collides.
-    """
-    try:
-        dir_fd = ws.open_parent(resolved, create=True)
-    except OSError as exc:
-        raise _write_error(resolved, exc) from None
-    try:
-        swap_in(dir_fd, resolved.name, payload, avoid_stat=avoid_stat)
-    except OSError as exc:
-        raise _write_error(resolved, exc) from None
-    finally:
-        os.close(dir_fd)
-
-
-def remove_file(ws: Workspace, resolved: ResolvedPath) -> bool:
-    """Unlink the file (never following links); False when it was already gone."""
-    try:
-        dir_fd = ws.open_parent(resolved)
-    except FileNotFoundError:
-        return False
-    except OSError as exc:
-        raise _write_error(resolved, exc) from None
-    try:
-        os.unlink(resolved.name, dir_fd=dir_fd)
-    except FileNotFoundError:
-        return False
-    except OSError as exc:
-        raise _write_error(resolved, exc) from None
-    finally:
-        os.close(dir_fd)
-    return True
-
-
-def _write_error(resolved: ResolvedPath, exc: OSError) -> WorkspaceError:
-    return WorkspaceError(f"cannot write {resolved.rel_path}: {exc.strerror or exc}")

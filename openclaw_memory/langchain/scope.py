@@ -221,7 +221,7 @@ class MemoryScope:
             self._pool.clear()
 
 
-def _graph_store_index() -> MemoryIndex:
+def _graph_store_index() -> Memory:
     """The index of the running graph's store, for a scope built without one (a deployed graph
     gets its store from the server, after the module defining it was imported)."""
     try:
@@ -231,7 +231,7 @@ def _graph_store_index() -> MemoryIndex:
     except (ImportError, RuntimeError):
         store = None
     memory = getattr(store, "memory", None)
-    if not isinstance(memory, MemoryIndex):
+    if not isinstance(memory, Memory):
         raise ScopeError("MemoryScope(namespace=...) without index= needs the graph to run with "
                          "an OpenClawMemoryStore (create_agent(..., store=...), compile(store=...) "
                          "or the server's custom store)")

@@ -31,16 +31,14 @@ from openclaw_memory.config import MemorySettings
 from openclaw_memory.embeddings.base import EmbeddingProvider, FloatArray, normalize_rows
 from openclaw_memory.embeddings.langchain import LangChainEmbeddingsProvider
 from openclaw_memory.errors import ConfigError, ContentError, PathRefusedError
-from openclaw_memory.files.workspace import ResolvedPath
 from openclaw_memory.index import MemoryIndex
 from openclaw_memory.langchain._docfile import (
     StoredDocument,
     decode_document,
     encode_document,
     file_name,
-    remove_file,
-    write_file,
 )
+from openclaw_memory.memory_base import Memory
 from openclaw_memory.search.filters import Predicate, compile_filter
 
 __all__ = ["DEFAULT_FOLDER", "OpenClawMemoryVectorStore"]
@@ -81,7 +79,7 @@ class OpenClawMemoryVectorStore(VectorStore):
     Safe to share across threads (async methods run the sync ones in an executor).
     """
 
-    def __init__(self, index: MemoryIndex | None = None, *,
+    def __init__(self, index: Memory | None = None, *,
                  embedding: Embeddings | Mapping[str, Any] | None = None,
                  workspace: str | os.PathLike[str] | None = None,
                  index_path: str | os.PathLike[str] | None = None,
@@ -101,6 +99,7 @@ class OpenClawMemoryVectorStore(VectorStore):
             index = MemoryIndex.open(workspace, index_path=index_path, settings=settings,
                                      embedder=embedder, **overrides)
         self.index = index
+        self.space = index.documents()
         self.folder = self._checked_folder(folder)
         self._prefix = self.folder + "/"
         self._lock = threading.RLock()
@@ -108,7 +107,7 @@ class OpenClawMemoryVectorStore(VectorStore):
     def _checked_folder(self, folder: str) -> str:
         cleaned = folder.strip().strip("/")
         try:
-            self.index.workspace.resolve(f"{cleaned}/{file_name('probe')}", purpose="write")
+            self.space.check(f"{cleaned}/{file_name('probe')}", purpose="write")
         except PathRefusedError:
             if self._owns_index:
                 self.index.close()
@@ -146,29 +145,25 @@ class OpenClawMemoryVectorStore(VectorStore):
         payloads = {i: encode_document(i, m or {}, t) for i, m, t in zip(final_ids, metas,
                                                                            contents, strict=True)}
         with self._lock:
-            known = self.index.store.files("memory")
             written = False
             try:
                 for doc_id, payload in payloads.items():
-                    written = self._write(doc_id, payload, known) or written
+                    written = self._write(doc_id, payload) or written
             finally:
                 if written:  # also after a failure: what reached the disk gets indexed
-                    self.index.sync()
+                    self.space.settle("written through the VectorStore")
         return final_ids
 
-    def _write(self, doc_id: str, payload: bytes, known: dict[str, Any]) -> bool:
-        resolved = self._resolve(doc_id, purpose="write")
-        existing = self.index.workspace.read_bytes(resolved)
+    def _write(self, doc_id: str, payload: bytes) -> bool:
+        path = self._resolve(doc_id, purpose="write")
+        existing = self.space.read(path)
         if existing == payload:
             return False  # idempotent: same bytes, no new mtime, no re-index
         if existing is not None:
             stored = decode_document(existing)
             if stored is not None and stored.id != doc_id:
                 raise ContentError(f"file name collision between ids {doc_id!r} and {stored.id!r}")
-        row = known.get(resolved.rel_path)
-        write_file(self.index.workspace, resolved, payload,
-                   avoid_stat=None if row is None else (row.size, row.mtime_ns))
-        return True
+        return self.space.write(path, payload)
 
     def delete(self, ids: list[str] | None = None, **kwargs: Any) -> bool | None:
         """Remove the documents' files, then their index rows. ``None`` removes every document.
@@ -179,21 +174,18 @@ class OpenClawMemoryVectorStore(VectorStore):
         with self._lock:
             targets = self._all_paths() if ids is None else [
                 p for p in (self._own_file(i) for i in ids if _valid_id(i)) if p is not None]
-            removed = [remove_file(self.index.workspace, p) for p in targets]
+            removed = [self.space.remove(p) for p in targets]
             if any(removed):
-                self.index.sync()
+                self.space.settle("removed through the VectorStore")
         return True
 
-    def _own_file(self, doc_id: str) -> ResolvedPath | None:
-        resolved = self._resolve(doc_id, purpose="write")
-        stored = self._load(resolved)
-        return resolved if stored is not None and stored.id == doc_id else None
+    def _own_file(self, doc_id: str) -> str | None:
+        path = self._resolve(doc_id, purpose="write")
+        stored = self._load(path)
+        return path if stored is not None and stored.id == doc_id else None
 
-    def _all_paths(self) -> list[ResolvedPath]:
-        ws = self.index.workspace
-        paths = [ws.resolve(f.path, purpose="write") for f in ws.discover().files
-                 if f.path.startswith(self._prefix)]
-        return [p for p in paths if self._load(p) is not None]
+    def _all_paths(self) -> list[str]:
+        return [p for p in self.space.paths(self.folder) if self._load(p) is not None]
 
     # -- reading ---------------------------------------------------------------------------
     def get_by_ids(self, ids: Sequence[str], /) -> list[Document]:
@@ -207,19 +199,15 @@ class OpenClawMemoryVectorStore(VectorStore):
                 out.append(_document(stored))
         return out
 
-    def _resolve(self, doc_id: str, *, purpose: Literal["read", "write"]) -> ResolvedPath:
-        return self.index.workspace.resolve(f"{self._prefix}{file_name(doc_id)}",
-                                            purpose=purpose)
+    def _resolve(self, doc_id: str, *, purpose: Literal["read", "write"]) -> str:
+        return self.space.check(f"{self._prefix}{file_name(doc_id)}", purpose=purpose)
 
-    def _load(self, resolved: ResolvedPath) -> StoredDocument | None:
-        data = self.index.workspace.read_bytes(resolved)
+    def _load(self, path: str) -> StoredDocument | None:
+        data = self.space.read(path)  # None also when the gate refuses it (a swapped symlink)
         return None if data is None else decode_document(data)
 
     def _load_path(self, path: str) -> StoredDocument | None:
-        try:
-            return self._load(self.index.workspace.resolve(path))
-        except PathRefusedError:
-            return None  # a symlink swapped in since indexing: not a document any more
+        return self._load(path)
 
     # -- similarity search -------------------------------------------------------------------
     def similarity_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
@@ -327,7 +315,7 @@ class OpenClawMemoryVectorStore(VectorStore):
         (its best chunk). A selective filter widens the fetch until ``k`` pass or the index
         runs out."""
         self._ensure_synced()
-        store = self.index.store
+        store = self.index.search_backend()
         fetch = min(max(4 * k, 32), _MAX_FETCH)
         rejected: set[str] = set()
         while True:

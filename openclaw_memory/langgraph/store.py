@@ -35,7 +35,6 @@ import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from langgraph.store.base import (
@@ -52,11 +51,8 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from openclaw_memory.errors import PathRefusedError
 from openclaw_memory.index import MemoryIndex
-from openclaw_memory.langchain._docfile import remove_file, write_file
 from openclaw_memory.langgraph.store_items import (
-    ROOT,
     StoredItem,
     decode_item,
     encode_item,
@@ -64,6 +60,7 @@ from openclaw_memory.langgraph.store_items import (
     item_path,
     namespace_of,
 )
+from openclaw_memory.memory_base import Memory
 from openclaw_memory.search.filters import Predicate, compile_filter
 
 __all__ = ["OpenClawMemoryStore"]
@@ -83,9 +80,10 @@ class OpenClawMemoryStore(BaseStore):
 
     supports_ttl = False
 
-    def __init__(self, memory: MemoryIndex, *, index: IndexConfig | None = None,
+    def __init__(self, memory: Memory, *, index: IndexConfig | None = None,
                  owns_index: bool = False) -> None:
         self.memory = memory
+        self.space = memory.documents()
         self.index_config = index
         self._fields = list(index.get("fields") or ["$"]) if index else None
         self._lock = threading.RLock()
@@ -140,8 +138,7 @@ class OpenClawMemoryStore(BaseStore):
             if writes:
                 for write in writes.values():
                     self._put(write)
-                self.memory.mark_dirty("written through the LangGraph store")
-                self.memory.sync()
+                self.space.settle("written through the LangGraph store")
             return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -156,17 +153,16 @@ class OpenClawMemoryStore(BaseStore):
         return stored.as_item()
 
     def _put(self, op: PutOp) -> None:
-        ws = self.memory.workspace
-        resolved = ws.resolve(item_path(op.namespace, op.key), purpose="write")
+        rel_path = self.space.check(item_path(op.namespace, op.key), purpose="write")
         if op.value is None:
-            remove_file(ws, resolved)
+            self.space.remove(rel_path)
             return
         now = datetime.now(UTC)
-        previous = self._read(resolved.rel_path)
+        previous = self._read(rel_path)
         created = previous.created_at if previous is not None and previous.key == op.key else now
         item = StoredItem(tuple(op.namespace), op.key, dict(op.value), created, now)
         index = op.index if op.index is False or op.index is None else list(op.index)
-        write_file(ws, resolved, encode_item(item, index, self._fields))
+        self.space.write(rel_path, encode_item(item, index, self._fields))
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         keep = compile_filter(op.filter)
@@ -204,40 +200,30 @@ class OpenClawMemoryStore(BaseStore):
             found = sorted({ns[: op.max_depth] for ns in found})
         return found[op.offset: op.offset + op.limit]
 
-    # -- files -------------------------------------------------------------------------------
+    # -- documents ---------------------------------------------------------------------------
     def _read(self, rel_path: str) -> StoredItem | None:
-        ws = self.memory.workspace
-        try:
-            resolved = ws.resolve(rel_path)
-        except PathRefusedError:
-            return None
-        data = ws.read_bytes(resolved)
+        data = self.space.read(rel_path)
         return decode_item(data) if data is not None else None
 
-    def _folders(self, start: Sequence[str]) -> Iterator[tuple[tuple[str, ...], list[str]]]:
-        """(folder parts below memory/, its .md file names) for ``start`` and every folder
-        below it, never following symlinks (the path gate refuses them anyway)."""
-        root = Path(self.memory.settings.workspace) / ROOT
-        base = root.joinpath(*folder_of(start).split("/")[1:])
-        if not base.is_dir() or base.is_symlink():
-            return
-        for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
-            dirnames.sort()
-            parts = tuple(Path(dirpath).relative_to(root).parts)
-            yield parts, sorted(name for name in filenames if name.endswith(".md"))
+    def _item_paths(self, start: Sequence[str]) -> Iterator[tuple[tuple[str, ...], str]]:
+        """(folder parts below memory/, document path) of every document in ``start``'s
+        folder and below it."""
+        for path in self.space.paths(folder_of(start)):
+            parts = tuple(path.split("/")[1:-1])
+            if parts:  # memory/ itself holds daily logs, never items (namespaces are non-empty)
+                yield parts, path
 
     def _items_below(self, prefix: Sequence[str]) -> Iterator[StoredItem]:
-        for parts, names in self._folders(prefix):
-            if not parts:
-                continue  # memory/ itself holds daily logs, never items (namespaces are non-empty)
-            for name in names:
-                stored = self._read("/".join([ROOT, *parts, name]))
-                if stored is not None and stored.namespace == namespace_of(parts):
-                    yield stored
+        for parts, path in self._item_paths(prefix):
+            stored = self._read(path)
+            if stored is not None and stored.namespace == namespace_of(parts):
+                yield stored
 
     def _namespaces(self) -> Iterator[tuple[str, ...]]:
-        for parts, names in self._folders(()):
-            if parts and any(self._read("/".join([ROOT, *parts, name])) for name in names):
+        seen: set[tuple[str, ...]] = set()
+        for parts, path in self._item_paths(()):
+            if parts not in seen and self._read(path) is not None:
+                seen.add(parts)
                 yield namespace_of(parts)
 
 

@@ -22,7 +22,12 @@ from typing import Any, Literal
 from openclaw_memory.config import MemorySettings
 from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.embeddings.factory import ProviderChoice, create_provider
-from openclaw_memory.errors import OpenClawMemoryError, ProviderUnavailableError, WorkspaceError
+from openclaw_memory.errors import (
+    ConfigError,
+    OpenClawMemoryError,
+    ProviderUnavailableError,
+    WorkspaceError,
+)
 from openclaw_memory.files.docpaths import document_path
 from openclaw_memory.files.notes import (
     NoteText,
@@ -47,6 +52,7 @@ from openclaw_memory.postgres.connection import Database
 from openclaw_memory.postgres.documents import DocumentIndexer, document_hash
 from openclaw_memory.postgres.schema import SCHEMA, SCHEMA_VERSION, migrate, text_config
 from openclaw_memory.postgres.search_side import PostgresIndex
+from openclaw_memory.postgres.space import DatabaseSpace
 from openclaw_memory.postgres.tenant import open_tenant
 from openclaw_memory.search.pipeline import SearchRequest, run_search
 from openclaw_memory.search.response import build_response
@@ -97,17 +103,24 @@ class PostgresMemory(Memory):
         self.choice = self._choice(embedder)
         self._provider = self.choice.provider
         self.index = PostgresIndex(self.tenant, self.text_config)
-        self.documents = DocumentIndexer(self.tenant, settings, self._provider, self.text_config)
+        self.indexer = DocumentIndexer(self.tenant, settings, self._provider, self.text_config)
         self.closed = False
         self.last_sync: SyncReport | None = None
         self.notes: list[str] = []
 
     @classmethod
-    def open(cls, dsn: str, *, workspace: str = "default", settings: MemorySettings | None = None,
-             embedder: EmbeddingProvider | None = None, **overrides: Any) -> PostgresMemory:
-        """Settings merge as for :meth:`MemoryIndex.open` (arguments, environment, defaults)."""
+    def open(cls, dsn: str | None = None, *, workspace: str | None = None,
+             settings: MemorySettings | None = None, embedder: EmbeddingProvider | None = None,
+             **overrides: Any) -> PostgresMemory:
+        """Settings merge as for :meth:`MemoryIndex.open` (arguments, environment, defaults);
+        ``dsn`` defaults to ``store.dsn``, ``workspace`` to ``store.workspace_name``."""
         resolved, _ = load_settings(None, settings=settings, overrides=overrides)
-        return cls(dsn, workspace, resolved, embedder=embedder)
+        target = dsn or resolved.store.dsn
+        if not target:
+            raise ConfigError("the postgres backend needs a connection string: dsn=... or "
+                              "store.dsn (OPENCLAW_MEMORY_STORE__DSN)")
+        return cls(target, workspace or resolved.store.workspace_name, resolved,
+                   embedder=embedder)
 
     def _choice(self, embedder: EmbeddingProvider | None) -> ProviderChoice:
         if embedder is not None:
@@ -139,6 +152,12 @@ class PostgresMemory(Memory):
 
     def curated_name(self) -> str:
         return self._curated_path()
+
+    def documents(self) -> DatabaseSpace:
+        return DatabaseSpace(self)
+
+    def search_backend(self) -> PostgresIndex:
+        return self.index
 
     # -- flush bookkeeping (status) -------------------------------------------------------------
     def record_flush(self, *, appended: int = 0) -> None:
@@ -190,12 +209,12 @@ class PostgresMemory(Memory):
         rebuild = full or (stored is not None and stored != fingerprint)
         indexed = chunks = 0
         if rebuild:
-            for path in sorted(self.documents.hashes()):
+            for path in sorted(self.indexer.hashes()):
                 with self.db.transaction(f"cannot re-index {path}") as conn:
-                    body = self.documents.body(conn, path, lock=True)
+                    body = self.indexer.body(conn, path, lock=True)
                     if body is None:
                         continue
-                    done = self.documents.reindex(conn, path, body, reuse_vectors=False)
+                    done = self.indexer.reindex(conn, path, body, reuse_vectors=False)
                 indexed, chunks = indexed + 1, chunks + done.chunks
         if stored != fingerprint:
             self.tenant.rows(f"update {SCHEMA}.workspaces set fingerprint = %(f)s "
@@ -204,9 +223,9 @@ class PostgresMemory(Memory):
         self._ensure_vector_index()
         self._analyze()
         self.index.forget_counts()
-        warnings, self.documents.warnings = tuple(self.documents.warnings), []
+        warnings, self.indexer.warnings = tuple(self.indexer.warnings), []
         report = SyncReport(
-            scanned=len(self.documents.hashes()), indexed=indexed, chunks_added=chunks,
+            scanned=len(self.indexer.hashes()), indexed=indexed, chunks_added=chunks,
             full_rebuild=rebuild, rebuild_reason=("requested" if full else "settings changed")
             if rebuild else None, duration_s=time.monotonic() - started, warnings=warnings,
             vectors_backfilled=backfilled, vectors_pending=self._missing_vectors())
@@ -223,7 +242,7 @@ class PostgresMemory(Memory):
         total = 0
         while True:
             with self.db.transaction("cannot embed missing vectors") as conn:
-                done = self.documents.backfill(conn, _BACKFILL_BATCH)
+                done = self.indexer.backfill(conn, _BACKFILL_BATCH)
             total += done
             if done < _BACKFILL_BATCH:
                 return total
@@ -249,6 +268,9 @@ class PostgresMemory(Memory):
                                 "where workspace = %(ws)s and dims is not null")
         for (dims,) in rows:
             with self.db.transaction("cannot create the vector index") as conn:
+                # Building the graph of 1M 512-d vectors in 64 MB (the server's default)
+                # spills and takes several times longer; 1 GB is held only while it builds.
+                conn.execute("set local maintenance_work_mem = '1GB'")
                 conn.execute(f"create index if not exists chunks_hnsw_{int(dims)} on "
                              f"{SCHEMA}.chunks using hnsw ((embedding::vector({int(dims)})) "
                              f"vector_cosine_ops) where dims = {int(dims)}")
@@ -273,7 +295,7 @@ class PostgresMemory(Memory):
         with self.index.snapshot():
             outcome = run_search(self.index, self.provider, request, s)
         empty = None
-        if not outcome.hits and not self.documents.hashes():
+        if not outcome.hits and not self.indexer.hashes():
             empty = (f"workspace {self.workspace_name!r} holds no documents yet: write notes, "
                      "or load a folder with `openclaw-memory publish`")
         return build_response(outcome, self.choice, self.provider,
@@ -288,18 +310,18 @@ class PostgresMemory(Memory):
         if chat_type != "direct" and kind == "memory_md":
             raise OpenClawMemoryError("MEMORY.md is private and not available in group chats")
         with self.db.transaction(f"cannot read {rel}") as conn:
-            body = self.documents.body(conn, rel)
+            body = self.indexer.body(conn, rel)
         return note_text(rel, body, from_line, lines)
 
     def paths(self) -> list[str]:
         """Every document's path, sorted."""
-        return sorted(self.documents.hashes())
+        return sorted(self.indexer.hashes())
 
     def documents_bytes(self, path: str) -> bytes | None:
         """A document's bytes exactly as stored (None when there is none)."""
         rel, _ = document_path(path)
         with self.db.transaction(f"cannot read {rel}") as conn:
-            return self.documents.body(conn, rel)
+            return self.indexer.body(conn, rel)
 
     # -- writing ------------------------------------------------------------------------------
     def write(self, content: str, *, target: Literal["daily", "memory"] = "daily",
@@ -313,14 +335,14 @@ class PostgresMemory(Memory):
             path = daily_note_path(self.settings.timezone, now, area or "memory")
         rel, _ = document_path(path)
         with self.db.transaction(f"cannot write {rel}") as conn:
-            existing = self.documents.lock_for_append(conn, rel)
+            existing = self.indexer.lock_for_append(conn, rel)
             block, result = plan_append(existing, body, rel, self.settings.sync.max_file_bytes)
             if block is not None:
-                self.documents.put(conn, rel, existing + block)
+                self.indexer.put(conn, rel, existing + block)
         return result
 
     def _curated_path(self) -> str:
-        known = self.documents.hashes()
+        known = self.indexer.hashes()
         return "memory.md" if "memory.md" in known and "MEMORY.md" not in known else "MEMORY.md"
 
     def put_document(self, path: str, body: bytes) -> None:
@@ -328,13 +350,13 @@ class PostgresMemory(Memory):
         rel, _ = document_path(path)
         self._check_size(rel, body)
         with self.db.transaction(f"cannot write {rel}") as conn:
-            self.documents.lock_for_append(conn, rel)
-            self.documents.put(conn, rel, body)
+            self.indexer.lock_for_append(conn, rel)
+            self.indexer.put(conn, rel, body)
 
     def delete_document(self, path: str) -> bool:
         rel, _ = document_path(path)
         with self.db.transaction(f"cannot delete {rel}") as conn:
-            return self.documents.delete(conn, rel)
+            return self.indexer.delete(conn, rel)
 
     def _check_size(self, rel: str, body: bytes) -> None:
         limit = self.settings.sync.max_file_bytes
@@ -352,7 +374,7 @@ class PostgresMemory(Memory):
         if not ws.root.is_dir():
             raise WorkspaceError(f"{ws.root} is not a folder")
         found = ws.discover(max_file_bytes=self.settings.sync.max_file_bytes)
-        known = self.documents.hashes()
+        known = self.indexer.hashes()
         unchanged = written = chunks = 0
         present = set()
         for file in found.files:
@@ -364,8 +386,8 @@ class PostgresMemory(Memory):
                 unchanged += 1
                 continue
             with self.db.transaction(f"cannot publish {file.path}") as conn:
-                self.documents.lock_for_append(conn, file.path)
-                chunks += self.documents.put(conn, file.path, data).chunks
+                self.indexer.lock_for_append(conn, file.path)
+                chunks += self.indexer.put(conn, file.path, data).chunks
             written += 1
         deleted = 0
         if mirror:

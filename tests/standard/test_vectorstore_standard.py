@@ -1,4 +1,5 @@
-"""LangChain's standard VectorStore suite, on both vector paths (sqlite-vec vec0 and numpy).
+"""LangChain's standard VectorStore suite, on both vector paths (sqlite-vec vec0 and numpy) and
+on the PostgreSQL backend (pgvector, documents as rows).
 
 Nothing is skipped or overridden: the suite runs sync and async, with ``get_by_ids``.
 """
@@ -37,3 +38,16 @@ class TestVectorStoreVec0(_MarkdownVectorStoreSuite):
 
 class TestVectorStoreNumpy(_MarkdownVectorStoreSuite):
     backend = "numpy"
+
+
+class TestVectorStorePostgres(VectorStoreIntegrationTests):
+    @pytest.fixture()
+    def vectorstore(self, pg_dsn: str) -> Iterator[VectorStore]:  # type: ignore[override]
+        from openclaw_memory.embeddings.langchain import LangChainEmbeddingsProvider
+        from openclaw_memory.postgres import PostgresMemory
+
+        memory = PostgresMemory.open(
+            pg_dsn, workspace="vs", embedder=LangChainEmbeddingsProvider(self.get_embeddings()))
+        store = OpenClawMemoryVectorStore(memory)
+        yield store
+        memory.close()

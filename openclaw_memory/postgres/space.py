@@ -3,22 +3,32 @@ VectorStore's and the LangGraph store's items as rows, each indexed as it is wri
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 from openclaw_memory.errors import PathRefusedError
 from openclaw_memory.files.docpaths import document_path
 from openclaw_memory.files.space import DocumentSpace
 from openclaw_memory.postgres.schema import SCHEMA
+from openclaw_memory.postgres.tenant import Tenant
 from openclaw_memory.store.paths import prefix_range
-
-if TYPE_CHECKING:
-    from openclaw_memory.postgres.memory import PostgresMemory
 
 __all__ = ["DatabaseSpace"]
 
 
+class _Documents(Protocol):
+    """What this space uses of :class:`~openclaw_memory.postgres.PostgresMemory`."""
+
+    tenant: Tenant
+
+    def documents_bytes(self, path: str) -> bytes | None: ...
+
+    def put_document(self, path: str, body: bytes) -> None: ...
+
+    def delete_document(self, path: str) -> bool: ...
+
+
 class DatabaseSpace(DocumentSpace):
-    def __init__(self, memory: PostgresMemory) -> None:
+    def __init__(self, memory: _Documents) -> None:
         self.memory = memory
 
     def check(self, rel_path: str, *, purpose: Literal["read", "write"] = "read") -> str:

@@ -489,6 +489,9 @@ class MemoryIndex(Memory):
             read_only_fs = False  # unknown: let the write itself report a failure
         return f"workspace {target} is on a read-only file system" if read_only_fs else None
 
+    def indexed_paths(self) -> set[str]:
+        return set(self.store.files())
+
     def documents(self) -> FolderSpace:
         return FolderSpace(self.workspace, self._recorded_stat, self._settle)
 

@@ -88,6 +88,10 @@ class Memory(ABC):
         """Why notes cannot be written now (None: they can). The flush skips itself then."""
 
     @abstractmethod
+    def indexed_paths(self) -> set[str]:
+        """Every memory file the index holds (a search can only ever cite these)."""
+
+    @abstractmethod
     def documents(self) -> DocumentSpace:
         """Where the VectorStore and the LangGraph store keep their own documents."""
 

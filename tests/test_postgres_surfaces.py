@@ -116,3 +116,17 @@ def test_the_flush_writes_its_notes_to_the_database(pg_dsn: str) -> None:
         assert memory.status()["flush_count"] == 1
         context = session_start_context(memory)
         assert "night shift" in str(context)
+
+
+def test_eval_scores_a_suite_on_the_database_as_on_sqlite(
+        pg_dsn: str, capsys: pytest.CaptureFixture[str]) -> None:
+    suite = Path(__file__).resolve().parent.parent / "notebooks" / "data" / "kestrel-team"
+    args = ["eval", "--suite", str(suite), "--ks", "1,6", "--provider", "none", "--json"]
+    assert main(["--backend", "postgres", "--dsn", pg_dsn, *args]) == 0
+    on_postgres = json.loads(capsys.readouterr().out)
+    assert main(args) == 0
+    on_sqlite = json.loads(capsys.readouterr().out)
+    assert on_postgres["scored"] == on_sqlite["scored"] > 0 and not on_postgres["warnings"]
+    # The same pipeline on another keyword index: within a point or two, never apart.
+    for group, figures in on_sqlite["groups"].items():
+        assert abs(on_postgres["groups"][group]["recall@6"] - figures["recall@6"]) <= 0.15, group

@@ -7,7 +7,9 @@ Kept out of ``cli.py`` so the command's options, output and file writing live in
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +20,7 @@ from openclaw_memory.evaluation.metrics import DEFAULT_KS, format_table, result_
 from openclaw_memory.evaluation.suite import QUERIES_FILE, SuiteMember, find_suite, run_suite
 from openclaw_memory.index import MemoryIndex
 from openclaw_memory.indexing.sync import Progress
+from openclaw_memory.memory_base import Memory
 from openclaw_memory.settings_sources import load_settings
 from openclaw_memory.store.claims import embedding_key
 from openclaw_memory.store.paths import default_index_path
@@ -79,10 +82,13 @@ def _members(args: argparse.Namespace, workspace: Callable[[], Path]) -> list[Su
     return [SuiteMember(workspace(), args.queries)]
 
 
-def _opener(args: argparse.Namespace) -> Callable[[Path], MemoryIndex]:
+def _opener(args: argparse.Namespace) -> Callable[[Path], Memory]:
     if args.index is not None and args.index_dir is not None:
         raise EvalInputError("give --index or --index-dir, not both")
     overrides: dict[str, Any] = {"embedding": {"provider": args.provider}} if args.provider else {}
+    if (getattr(args, "backend", None) or os.environ.get("OPENCLAW_MEMORY_STORE__BACKEND", "")
+            ).strip() == "postgres":
+        return _database_opener(args, overrides)
 
     def open_index(workspace: Path) -> MemoryIndex:
         if not workspace.is_dir():
@@ -95,6 +101,29 @@ def _opener(args: argparse.Namespace) -> Callable[[Path], MemoryIndex]:
                 workspace, embedding_key=embedding_key(settings, None)).name
             args.index_dir.mkdir(parents=True, exist_ok=True)
         return MemoryIndex(settings, index_path=path, origin=origin)
+    return open_index
+
+
+def _database_opener(args: argparse.Namespace,
+                     overrides: dict[str, Any]) -> Callable[[Path], Memory]:
+    """Each suite folder published into a database workspace of its own (``eval:<folder>:
+    <hash of its path>``, mirrored: a rerun loads only what changed), then asked."""
+    from openclaw_memory.postgres import PostgresMemory
+
+    dsn: str | None = getattr(args, "dsn", None)
+
+    def open_index(workspace: Path) -> Memory:
+        if not workspace.is_dir():
+            raise EvalInputError(f"workspace {workspace} is not a directory")
+        where = str(workspace.resolve())
+        name = f"eval:{workspace.name[:120]}:{hashlib.sha1(where.encode()).hexdigest()[:10]}"
+        memory = PostgresMemory.open(dsn, workspace=name, **overrides)
+        try:
+            memory.publish(workspace, mirror=True)
+        except BaseException:
+            memory.close()
+            raise
+        return memory
     return open_index
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from openclaw_memory.errors import EvalInputError
-from openclaw_memory.index import MemoryIndex
+from openclaw_memory.memory_base import Memory
 
 __all__ = [
     "DEFAULT_KS",
@@ -164,7 +164,7 @@ def score_hits(gold: Sequence[Span], hits: Sequence[Span], ks: Sequence[int]) ->
     return out
 
 
-def run_queries(index: MemoryIndex, queries: Sequence[EvalQuery], *,
+def run_queries(index: Memory, queries: Sequence[EvalQuery], *,
                 ks: Sequence[int] = DEFAULT_KS, min_score: float | None = None,
                 ) -> list[QueryOutcome]:
     """Ask ``memory_search`` every question for max(ks) hits and score the ranking.
@@ -231,7 +231,7 @@ def summarize(outcomes: Iterable[QueryOutcome], *, ks: Sequence[int] = DEFAULT_K
             "groups": {g: {"n": len(groups[g]), **_mean(groups[g])} for g in names}}
 
 
-def evaluate(index: MemoryIndex, queries: Sequence[EvalQuery], *,
+def evaluate(index: Memory, queries: Sequence[EvalQuery], *,
              ks: Sequence[int] = DEFAULT_KS, min_score: float | None = None,
              exclude_categories: Sequence[str] = ()) -> dict[str, Any]:
     """Run and summarise one workspace's queries; ``results`` holds score.py's input lines."""
@@ -249,9 +249,11 @@ def result_line(outcome: QueryOutcome) -> dict[str, Any]:
             "metrics": outcome.metrics}
 
 
-def gold_path_problems(index: MemoryIndex, queries: Sequence[EvalQuery]) -> list[str]:
-    """One warning per gold path that no search can ever return (missing or not indexed)."""
-    indexed = set(index.store.files())
+def gold_path_problems(index: Memory, queries: Sequence[EvalQuery],
+                       folder: Path | None = None) -> list[str]:
+    """One warning per gold path that no search can ever return (missing or not indexed);
+    ``folder``: where the workspace's files are (default: the settings' workspace)."""
+    indexed = index.indexed_paths()
     first_use: dict[str, tuple[str, int]] = {}
     for q in queries:
         for path, _, _ in q.gold:
@@ -261,7 +263,7 @@ def gold_path_problems(index: MemoryIndex, queries: Sequence[EvalQuery]) -> list
     for path, (source, count) in first_use.items():
         if path in indexed:
             continue
-        exists = (index.settings.workspace / path).is_file()
+        exists = ((folder or index.settings.workspace) / path).is_file()
         why = "is not indexed (outside MEMORY.md, memory/ and extra_paths?)" if exists else \
             "does not exist in the workspace"
         warnings.append(f"{source}: gold path {path} {why}; its {count} gold "

@@ -25,11 +25,12 @@ from openclaw_memory.evaluation.metrics import (
 )
 from openclaw_memory.index import MemoryIndex
 from openclaw_memory.indexing.sync import Progress
+from openclaw_memory.memory_base import Memory
 
 __all__ = ["QUERIES_FILE", "SuiteMember", "SuiteRun", "find_suite", "run_suite"]
 
 QUERIES_FILE = "queries.jsonl"
-OpenIndex = Callable[[Path], MemoryIndex]
+OpenIndex = Callable[[Path], Memory]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +87,11 @@ def run_suite(members: Sequence[SuiteMember], open_index: OpenIndex, *,
     run = SuiteRun()
     for member, queries in zip(members, _load_all(members), strict=True):
         with open_index(member.workspace) as memory:
-            memory.sync(progress=progress(member.workspace) if progress else None)
-            run.warnings.extend(gold_path_problems(memory, queries))
+            if isinstance(memory, MemoryIndex):
+                memory.sync(progress=progress(member.workspace) if progress else None)
+            else:
+                memory.sync()  # a database workspace: loaded from the folder by its opener
+            run.warnings.extend(gold_path_problems(memory, queries, member.workspace))
             run.outcomes.extend(run_queries(memory, queries, ks=ks, min_score=min_score))
         run.workspaces.append(str(Path(member.workspace).absolute()))
     return run

@@ -153,6 +153,9 @@ class PostgresMemory(Memory):
     def curated_name(self) -> str:
         return self._curated_path()
 
+    def indexed_paths(self) -> set[str]:
+        return set(self.paths())
+
     def documents(self) -> DatabaseSpace:
         return DatabaseSpace(self)
 

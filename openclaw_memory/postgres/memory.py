@@ -63,6 +63,7 @@ __all__ = ["PostgresMemory", "PublishReport"]
 
 _CURATED = ("MEMORY.md", "memory.md")
 _BACKFILL_BATCH = 256
+_ANALYZED_KEY = "chunks_at_last_analyze"
 
 
 @dataclass(frozen=True)
@@ -223,8 +224,9 @@ class PostgresMemory(Memory):
             self.tenant.rows(f"update {SCHEMA}.workspaces set fingerprint = %(f)s "
                              "where id = %(ws)s", {"f": fingerprint})
         backfilled = self._backfill()
-        self._ensure_vector_index()
-        self._analyze()
+        created = self._ensure_vector_index()
+        if rebuild or backfilled or created or self._statistics_stale():
+            self._analyze()  # a no-op sync stays cheap: ANALYZE samples the shared table
         self.index.forget_counts()
         warnings, self.indexer.warnings = tuple(self.indexer.warnings), []
         report = SyncReport(
@@ -256,6 +258,16 @@ class PostgresMemory(Memory):
         return int(self.tenant.rows(f"select count(*) from {SCHEMA}.chunks where "
                                     "workspace = %(ws)s and embedding is null")[0][0])
 
+    def _statistics_stale(self) -> bool:
+        """The workspace grew or shrank by more than a tenth since this library last
+        refreshed the statistics (autovacuum does too, on its own schedule)."""
+        rows = self.tenant.rows(
+            f"select (select count(*) from {SCHEMA}.chunks where workspace = %(ws)s), "
+            f"(select value from {SCHEMA}.meta where workspace = %(ws)s and key = %(k)s)",
+            {"k": _ANALYZED_KEY})
+        now, then = int(rows[0][0]), int(rows[0][1] or 0)
+        return abs(now - then) > 0.1 * then
+
     def _analyze(self) -> None:
         """Refresh the planner's statistics after a bulk change: right after a large publish
         they still describe the old table, and the planner then sorts every row of a
@@ -265,18 +277,28 @@ class PostgresMemory(Memory):
         with self.db.transaction("cannot refresh planner statistics") as conn:
             conn.execute(f"analyze {SCHEMA}.chunks")
             conn.execute(f"analyze {SCHEMA}.documents")
+            count = self.tenant.run(conn, f"select count(*) from {SCHEMA}.chunks "
+                                    "where workspace = %(ws)s").fetchone()[0]
+            self._set(conn, _ANALYZED_KEY, str(int(count)))
 
-    def _ensure_vector_index(self) -> None:
-        rows = self.tenant.rows(f"select distinct dims from {SCHEMA}.chunks "
-                                "where workspace = %(ws)s and dims is not null")
-        for (dims,) in rows:
-            with self.db.transaction("cannot create the vector index") as conn:
-                # Building the graph of 1M 512-d vectors in 64 MB (the server's default)
-                # spills and takes several times longer; 1 GB is held only while it builds.
-                conn.execute("set local maintenance_work_mem = '1GB'")
-                conn.execute(f"create index if not exists chunks_hnsw_{int(dims)} on "
-                             f"{SCHEMA}.chunks using hnsw ((embedding::vector({int(dims)})) "
-                             f"vector_cosine_ops) where dims = {int(dims)}")
+    def _ensure_vector_index(self) -> bool:
+        """Create the HNSW index of this workspace's vector width if none exists; whether it
+        was created (one width per workspace: the fingerprint rebuilds on a model change)."""
+        rows = self.tenant.rows(f"select dims from {SCHEMA}.chunks where workspace = %(ws)s "
+                                "and dims is not null limit 1")
+        if not rows:
+            return False
+        dims = int(rows[0][0])
+        name = f"chunks_hnsw_{dims}"
+        with self.db.transaction("cannot create the vector index") as conn:
+            if conn.execute("select to_regclass(%s)", (f"{SCHEMA}.{name}",)).fetchone()[0]:
+                return False
+            # Building the graph of 1M 512-d vectors in 64 MB (the server's default) spills
+            # and takes several times longer; 1 GB is held only while it builds.
+            conn.execute("set local maintenance_work_mem = '1GB'")
+            conn.execute(f"create index if not exists {name} on {SCHEMA}.chunks using hnsw "
+                         f"((embedding::vector({dims})) vector_cosine_ops) where dims = {dims}")
+        return True
 
     # -- reading ------------------------------------------------------------------------------
     def search(self, query: str, *, max_results: int | None = None,

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import tempfile
 import threading
@@ -327,4 +328,6 @@ def main() -> None:
 
 if __name__ == "__main__":
     np.seterr(all="ignore")
+    # A killed run (timeout, kill) stops its scratch server too instead of orphaning it.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     main()

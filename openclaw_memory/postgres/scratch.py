@@ -28,6 +28,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -156,6 +157,9 @@ def running_postgres() -> Iterator[PostgresServer]:
 
 
 def main() -> None:  # pragma: no cover - an interactive helper
+    # SIGTERM (a service manager, `kill`) stops the server and deletes it like Ctrl-C does,
+    # instead of leaving it running orphaned.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with running_postgres() as server:
         print(server.dsn, flush=True)
         with contextlib.suppress(KeyboardInterrupt):

@@ -40,6 +40,8 @@ from openclaw_memory.store.paths import prefix_range
 
 __all__ = ["EF_SEARCH", "PostgresIndex"]
 
+_K1, _B = 1.2, 0.75  # BM25's usual constants, FTS5's too
+
 EF_SEARCH = 100  # HNSW candidate list; at least 2k (chosen by benchmarks/postgres.py)
 
 
@@ -115,8 +117,10 @@ class PostgresIndex:
                 query = self._tsquery([term], params, name=f"u{i}_")
                 branches.append(f"select id, %(w{i})s::float8 as w from {SCHEMA}.chunks "
                                 f"where workspace = %(ws)s and tsv @@ {query}{where}")
+            # A pool of the chunks holding the most (IDF-weighted) terms, ranked by BM25 below.
+            params["pool"] = max(3 * limit, 60)
             sql = (f"select id, sum(w) as r from ({' union all '.join(branches)}) m "
-                   f"group by id order by r desc, id desc limit %(limit)s")
+                   f"group by id order by r desc, id desc limit %(pool)s")
         try:
             with self.tenant.db.transaction("keyword search failed") as conn:
                 if timeout_s is not None:
@@ -127,7 +131,36 @@ class PostgresIndex:
                     conn.execute("set local statement_timeout to default")
         except QueryCanceled as exc:
             raise QueryTimeoutError(f"stopped after {timeout_s:g} s") from exc
-        return [(int(i), -float(r)) for i, r in rows]
+        if all_required:
+            return [(int(i), -float(r)) for i, r in rows]
+        idfs = [float(params[f"w{i}"]) for i in range(len(terms))]
+        return self._bm25([int(i) for i, _ in rows], terms, idfs, params)[:limit]
+
+    def _bm25(self, ids: list[int], terms: Sequence[str], idfs: list[float],
+              params: dict[str, Any]) -> list[tuple[int, float]]:
+        """(id, -BM25) of the pool, best first: each term's frequency in the chunk (its
+        rarest lexeme's positions, a phrase counted where it matches) and the chunk's length
+        in distinct lexemes, read from the pool's own tsvectors (a few dozen rows)."""
+        if not ids:
+            return []
+        tfs = [f"(tsv @@ phraseto_tsquery(%(cfg)s::regconfig, %(u{i}_0)s))::int * coalesce(("
+               "select min(array_length(x.positions, 1)) from unnest(tsv) x where x.lexeme = "
+               f"any(tsvector_to_array(to_tsvector(%(cfg)s::regconfig, %(u{i}_0)s)))), 0)"
+               for i in range(len(terms))]
+        rows = self.tenant.rows(
+            f"select id, length(tsv), array[{', '.join(tfs)}] from {SCHEMA}.chunks "
+            "where workspace = %(ws)s and id = any(%(ids)s)", {**params, "ids": ids})
+        if not rows:
+            return []
+        average = sum(int(r[1]) for r in rows) / len(rows) or 1.0
+        scored = []
+        for key, length, counts in rows:
+            norm = _K1 * (1 - _B + _B * int(length) / average)
+            score = sum(w * tf * (_K1 + 1) / (tf + norm)
+                        for w, tf in zip(idfs, counts, strict=True) if tf)
+            scored.append((int(key), -score))
+        scored.sort(key=lambda h: (h[1], -h[0]))
+        return scored
 
     def keyword_scores(self, match: str, rowids: Sequence[int]) -> dict[int, float]:
         terms, all_required = parse_match(match)

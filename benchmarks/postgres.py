@@ -205,7 +205,9 @@ def _synthetic_recall(memory: PostgresMemory, n: int) -> dict[int, tuple[float, 
     for q in queries:
         with memory.db.transaction("exact") as conn:
             conn.execute("set local enable_indexscan = off")
-            exact.append({i for (i,) in conn.execute(sql, (q,))})
+            # Never prepared: a plan cached under enable_indexscan=off would serve the HNSW
+            # loop below too (psycopg prepares a statement run five times).
+            exact.append({i for (i,) in conn.execute(sql, (q,), prepare=False)})
     for ef in sorted({40, EF_SEARCH, 200}):
         hits, times = 0.0, []
         with memory.db.transaction("hnsw") as conn:  # one statement per query is timed
@@ -213,7 +215,7 @@ def _synthetic_recall(memory: PostgresMemory, n: int) -> dict[int, tuple[float, 
             conn.execute("set local enable_seqscan = off")
             for q, want in zip(queries, exact, strict=True):
                 t0 = time.perf_counter()
-                got = {i for (i,) in conn.execute(sql, (q,))}
+                got = {i for (i,) in conn.execute(sql, (q,), prepare=False)}
                 times.append((time.perf_counter() - t0) * 1000)
                 hits += len(got & want) / K
         out[ef] = (hits / len(queries), percentile(times, 50))

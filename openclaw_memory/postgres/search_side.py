@@ -9,8 +9,10 @@ coverage, the relevance gate and citations are the SQLite backend's own code.
   two-character phrase, as in FTS5). The candidate query is planned by the same budget as on
   SQLite (:func:`~openclaw_memory.search.keywords.candidate_query`): words found in too many
   chunks are left out of it, so a broad OR of common words never ranks every match (the
-  issue measured 300-440 ms at 100k rows for one). Ranked by the summed IDF of the terms
-  a chunk holds; the rank is returned negated (lower is better, like FTS5's bm25).
+  issue measured 300-440 ms at 100k rows for one). The chunks holding the most IDF-weighted
+  terms (found through GIN alone) form a pool three times the candidates wanted, which is
+  ranked by BM25 from the pool's own tsvectors; the rank is returned negated (lower is
+  better, like FTS5's bm25).
 * Term counts are counted up to a cap and remembered for :data:`TERM_COUNT_TTL_S`: they
   plan the candidate query and weigh coverage, where a count a few writes old is as good.
 * Vectors: ``vector`` values of any width; each width has its own partial HNSW index on
@@ -88,11 +90,12 @@ class PostgresIndex:
     def keyword_search(self, match: str, limit: int, sources: Sequence[str], *,
                        timeout_s: float | None = None, min_rowid: int | None = None,
                        path_prefix: str | None = None) -> list[tuple[int, float]]:
-        """(id, -score) best first. An OR is scored by the summed IDF of the terms a chunk
-        holds, each term's chunks found through the GIN index alone (``ts_rank`` would read
-        and unpack every match's tsvector: 22 ms for 2 000 matches); an AND (every term
-        required) is ranked by ``ts_rank`` among its few matches. The tsquery is written out
-        where it is used (not joined in), so the planner matches it against the GIN index."""
+        """(id, -score) best first. An OR first pools the chunks holding the most
+        IDF-weighted terms, each term's chunks found through the GIN index alone (``ts_rank``
+        over every match would read and unpack each tsvector: 22 ms for 2 000 matches), then
+        ranks the pool by BM25 (:meth:`_bm25`); an AND (every term required) is ranked by
+        ``ts_rank`` among its few matches. The tsquery is written out where it is used (not
+        joined in), so the planner matches it against the GIN index."""
         terms, all_required = parse_match(match)
         if not terms or "memory" not in sources:
             return []
@@ -139,25 +142,36 @@ class PostgresIndex:
     def _bm25(self, ids: list[int], terms: Sequence[str], idfs: list[float],
               params: dict[str, Any]) -> list[tuple[int, float]]:
         """(id, -BM25) of the pool, best first: each term's frequency in the chunk (its
-        rarest lexeme's positions, a phrase counted where it matches) and the chunk's length
-        in distinct lexemes, read from the pool's own tsvectors (a few dozen rows)."""
+        rarest lexeme's positions, where the term itself matches: a phrase must match as
+        one) and the chunk's length in distinct lexemes, read from the pool's own tsvectors
+        (a few dozen rows, each unpacked once)."""
         if not ids:
             return []
-        tfs = [f"(tsv @@ phraseto_tsquery(%(cfg)s::regconfig, %(u{i}_0)s))::int * coalesce(("
-               "select min(array_length(x.positions, 1)) from unnest(tsv) x where x.lexeme = "
-               f"any(tsvector_to_array(to_tsvector(%(cfg)s::regconfig, %(u{i}_0)s)))), 0)"
-               for i in range(len(terms))]
+        with self.tenant.db.transaction("cannot read the terms' lexemes") as conn:
+            lexemes = [list(ls or []) for (ls,) in conn.execute(  # no table: the terms alone
+                "select tsvector_to_array(to_tsvector(%s::regconfig, t)) from "
+                "unnest(%s::text[]) with ordinality as u(t, n) order by n",
+                (self.config, [params[f"u{i}_0"] for i in range(len(terms))]))]
+        wanted = sorted({x for ls in lexemes for x in ls})
+        matches = ", ".join(f"tsv @@ phraseto_tsquery(%(cfg)s::regconfig, %(u{i}_0)s)"
+                            for i in range(len(terms)))
         rows = self.tenant.rows(
-            f"select id, length(tsv), array[{', '.join(tfs)}] from {SCHEMA}.chunks "
-            "where workspace = %(ws)s and id = any(%(ids)s)", {**params, "ids": ids})
+            f"select id, length(tsv), array[{matches}], (select coalesce(jsonb_object_agg("
+            "x.lexeme, array_length(x.positions, 1)), '{}'::jsonb) from unnest(tsv) x where "
+            f"x.lexeme = any(%(lexemes)s)) from {SCHEMA}.chunks "
+            "where workspace = %(ws)s and id = any(%(ids)s)",
+            {**params, "ids": ids, "lexemes": wanted})
         if not rows:
             return []
         average = sum(int(r[1]) for r in rows) / len(rows) or 1.0
         scored = []
-        for key, length, counts in rows:
+        for key, length, matched, counts in rows:
             norm = _K1 * (1 - _B + _B * int(length) / average)
-            score = sum(w * tf * (_K1 + 1) / (tf + norm)
-                        for w, tf in zip(idfs, counts, strict=True) if tf)
+            score = 0.0
+            for weight, hit, lex in zip(idfs, matched, lexemes, strict=True):
+                tf = min((int(counts.get(x, 0)) for x in lex), default=0) if hit else 0
+                if tf:
+                    score += weight * tf * (_K1 + 1) / (tf + norm)
             scored.append((int(key), -score))
         scored.sort(key=lambda h: (h[1], -h[0]))
         return scored

@@ -6,7 +6,8 @@
 
 Data and vectors as in ``scale.py`` (real notes copied to N chunks, people renamed, dates
 moved; the real questions; one text -> vector table for both backends). Without ``--dsn`` the
-tests' own PostgreSQL 18 + pgvector 0.8 is started (tests/postgres_server.py).
+scratch PostgreSQL 18 + pgvector 0.8 of the test extra is started
+(``openclaw_memory/postgres/scratch.py``).
 
 Per size: loading (SQLite: ``sync`` of the folder; Postgres: ``publish`` of the folder up to
 ``--publish-max`` chunks, past it the same rows loaded with COPY (publish runs about 500
@@ -40,7 +41,6 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from _common import machine_report, percentile
 from scale import Tabled, build_workspace, load_sources
@@ -321,7 +321,7 @@ def main() -> None:
                 for n in (int(s) for s in args.sizes.split(",")):
                     run(n, args.dsn, model, tmp, args.budget, args.publish_max)
                 return
-            from postgres_server import running_postgres
+            from openclaw_memory.postgres.scratch import running_postgres
 
             with running_postgres() as server:
                 for n in (int(s) for s in args.sizes.split(",")):

@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from openclaw_memory.config import MemorySettings
 from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.embeddings.cache import CachedProvider
-from openclaw_memory.embeddings.factory import ProviderChoice, create_provider
+from openclaw_memory.embeddings.factory import ProviderChoice, choose_provider
 from openclaw_memory.errors import (
     IndexCorruptError,
     OpenClawMemoryError,
-    ProviderUnavailableError,
     StoreError,
 )
 from openclaw_memory.files.hints import empty_workspace_hint
@@ -239,13 +238,7 @@ class MemoryIndex(Memory):
             return self._choice
 
     def _make_choice(self) -> ProviderChoice:
-        if self._embedder is not None:
-            return ProviderChoice(self._embedder, "custom", None, None)
-        try:
-            return create_provider(self.settings.embedding)
-        except ProviderUnavailableError as exc:
-            # Never an exception at the model: search runs keyword-only and says why.
-            return ProviderChoice(None, self.settings.embedding.provider, None, str(exc))
+        return choose_provider(self.settings.embedding, self._embedder)
 
     @property
     def provider(self) -> EmbeddingProvider | None:

@@ -25,7 +25,8 @@ from openclaw_memory.embeddings.openai import OpenAIProvider
 from openclaw_memory.embeddings.use import USE_MODEL_NAME, MultilingualUSEProvider
 from openclaw_memory.errors import ConfigError, ProviderUnavailableError
 
-__all__ = ["ProviderChoice", "activate_fallback", "build_provider", "create_provider",
+__all__ = ["ProviderChoice", "activate_fallback", "build_provider", "choose_provider",
+           "create_provider",
            "openai_configured"]
 
 _OPENAI_MODEL_PREFIX = "text-embedding-"
@@ -147,3 +148,16 @@ def openai_configured(settings: EmbeddingSettings) -> bool:
     """Whether ``auto`` picks OpenAI: a base URL, or an OpenAI embedding model name."""
     model = settings.model or ""
     return settings.base_url is not None or model.startswith(_OPENAI_MODEL_PREFIX)
+
+
+def choose_provider(settings: EmbeddingSettings,
+                    embedder: EmbeddingProvider | None = None) -> ProviderChoice:
+    """The provider a memory embeds with: ``embedder`` when given, else the configured one;
+    an unavailable provider is a choice of none with its reason, never an exception (search
+    then runs keyword-only and says why)."""
+    if embedder is not None:
+        return ProviderChoice(embedder, "custom", None, None)
+    try:
+        return create_provider(settings)
+    except ProviderUnavailableError as exc:
+        return ProviderChoice(None, settings.provider, None, str(exc))

@@ -21,11 +21,10 @@ from typing import Any, Literal
 
 from openclaw_memory.config import MemorySettings
 from openclaw_memory.embeddings.base import EmbeddingProvider
-from openclaw_memory.embeddings.factory import ProviderChoice, create_provider
+from openclaw_memory.embeddings.factory import ProviderChoice, choose_provider
 from openclaw_memory.errors import (
     ConfigError,
     OpenClawMemoryError,
-    ProviderUnavailableError,
     WorkspaceError,
 )
 from openclaw_memory.files.docpaths import document_path
@@ -101,7 +100,7 @@ class PostgresMemory(Memory):
             self.db.close()
             raise
         self.text_config = text_config(settings.store.fts_tokenizer)
-        self.choice = self._choice(embedder)
+        self.choice = choose_provider(settings.embedding, embedder)
         self._provider = self.choice.provider
         self.index = PostgresIndex(self.tenant, self.text_config)
         self.indexer = DocumentIndexer(self.tenant, settings, self._provider, self.text_config)
@@ -122,14 +121,6 @@ class PostgresMemory(Memory):
                               "store.dsn (OPENCLAW_MEMORY_STORE__DSN)")
         return cls(target, workspace or resolved.store.workspace_name, resolved,
                    embedder=embedder)
-
-    def _choice(self, embedder: EmbeddingProvider | None) -> ProviderChoice:
-        if embedder is not None:
-            return ProviderChoice(embedder, "custom", None, None)
-        try:
-            return create_provider(self.settings.embedding)
-        except ProviderUnavailableError as exc:
-            return ProviderChoice(None, self.settings.embedding.provider, None, str(exc))
 
     @property
     def provider(self) -> EmbeddingProvider | None:

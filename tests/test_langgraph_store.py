@@ -124,8 +124,7 @@ def test_updated_at_moves_and_created_at_survives_an_update(ours: OpenClawMemory
     assert theirs.get(("n",), "k").created_at > created  # type: ignore[union-attr]
 
 
-def test_values_round_trip_exactly_and_are_readable_markdown(ours: OpenClawMemoryStore,
-                                                             tmp_path: Path) -> None:
+def test_values_round_trip_exactly_and_are_readable_markdown(ours: OpenClawMemoryStore) -> None:
     value = {"z": 1, "a": [1, 2.5, "x", None, True, {"deep": ["é", "漢字"]}], "text": "line\nnext"}
     ours.put(("prefs", "ünïcode user"), "k/1?", value)
     got = ours.get(("prefs", "ünïcode user"), "k/1?")
@@ -136,7 +135,7 @@ def test_values_round_trip_exactly_and_are_readable_markdown(ours: OpenClawMemor
     assert "\n# k/1?\n" in text and "text: line\nnext" in text
 
 
-def test_a_namespace_label_with_a_slash_stays_one_folder(ours: OpenClawMemoryStore, tmp_path: Path) -> None:
+def test_a_namespace_label_with_a_slash_stays_one_folder(ours: OpenClawMemoryStore) -> None:
     # BaseStore.put refuses labels with dots; batch() is reached directly by other callers.
     ours.batch([PutOp(("a/b", "..", ".hidden"), "k", {"v": 1})])
     assert ours.list_namespaces() == [("a/b", "..", ".hidden")]
@@ -202,7 +201,7 @@ def test_a_query_ranks_by_meaning_and_an_off_topic_one_finds_nothing(tmp_path: P
         assert filtered[0].key == "trip"
 
 
-def test_notes_that_are_not_items_are_ignored_by_the_store(ours: OpenClawMemoryStore, tmp_path: Path) -> None:
+def test_notes_that_are_not_items_are_ignored_by_the_store(ours: OpenClawMemoryStore) -> None:
     ours.put(("memories", "alice"), "tea", VALUES["tea"])
     ours.space.write("memory/memories/alice/2026-11-23.md", b"Alice mentioned tea again.\n")
     ours.space.write("memory/2026-11-23.md", b"tea\n")

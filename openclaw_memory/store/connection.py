@@ -42,7 +42,9 @@ class DriverInfo:
 
     @property
     def errors(self) -> tuple[type[BaseException], ...]:
-        return (self.module.Error,)
+        # The driver raises a bare MemoryError for SQLITE_NOMEM, which a damaged FTS5 page
+        # produces when its garbled length field asks for gigabytes (see is_corruption).
+        return (self.module.Error, MemoryError)
 
 
 def _load_vec(conn: Any) -> str:
@@ -168,7 +170,15 @@ def connect(path: Path | str, driver: DriverInfo, *, busy_timeout_ms: int, load_
 
 
 def is_corruption(exc: BaseException) -> bool:
-    """SQLITE_CORRUPT / SQLITE_NOTADB: damage found in pages that opening did not read."""
+    """SQLITE_CORRUPT / SQLITE_NOTADB: damage found in pages that opening did not read.
+
+    SQLITE_NOMEM counts too: no statement of ours needs more than a few megabytes, so running
+    out inside SQLite means a damaged page asked for an absurd allocation (FTS5 does this on
+    garbled doclists about one time in five). Misjudging a real shortage costs a rebuild from
+    the Markdown; the old file is set aside, never deleted.
+    """
+    if isinstance(exc, MemoryError):
+        return True
     code = getattr(exc, "sqlite_errorcode", None)
     if isinstance(code, int):
         return code & 0xFF in (11, 26)

@@ -3,10 +3,12 @@ FTS5 index, a search that hits damage sets the file aside and rebuilds, and stat
 
 from __future__ import annotations
 
+import random
 import sqlite3
 from pathlib import Path
 
 from openclaw_memory import MemoryIndex
+from openclaw_memory.store.connection import probe_driver
 
 from .workspaces import write_workspace
 
@@ -36,6 +38,38 @@ def test_a_sync_over_unchanged_files_finds_the_damage_and_rebuilds(tmp_path: Pat
         assert hits and not [n for n in memory.search("invoice").notes if "failed" in n]
         assert any("keyword index is damaged" in n for n in memory.status()["notes"])
     assert list(tmp_path.glob("i.sqlite.corrupt-*"))  # set aside, never deleted
+
+
+def _garble_into_an_absurd_allocation(index: Path) -> None:
+    """Garbage that makes FTS5 ask for gigabytes: SQLite reports NOMEM, not CORRUPT (the
+    random garbling above does this about one time in five; this seed always does)."""
+    driver = probe_driver()
+    con = driver.module.connect(str(index))
+    rng = random.Random(33)
+    for rowid, size in con.execute("select id, length(block) from chunks_fts_data where id > 1"
+                                   ).fetchall():
+        con.execute("update chunks_fts_data set block = ? where id = ?", (rng.randbytes(size), rowid))
+    con.commit()
+    try:
+        con.execute("insert into chunks_fts(chunks_fts) values('integrity-check')")
+    except MemoryError:
+        pass
+    else:
+        raise AssertionError("this garbage no longer makes SQLite run out of memory: pick a new seed")
+    finally:
+        con.close()
+
+
+def test_damage_that_makes_sqlite_run_out_of_memory_is_treated_as_damage(tmp_path: Path) -> None:
+    write_workspace(tmp_path / "ws", files=8)
+    index = tmp_path / "i.sqlite"
+    with _open(tmp_path / "ws", index) as memory:
+        memory.sync()
+    _garble_into_an_absurd_allocation(index)
+    with _open(tmp_path / "ws", index) as memory:
+        assert memory.sync().indexed == 8
+        assert memory.search("invoice billing").results
+    assert list(tmp_path.glob("i.sqlite.corrupt-*"))
 
 
 def test_a_search_that_hits_damage_repairs_the_index_and_answers(tmp_path: Path) -> None:

@@ -145,6 +145,11 @@ class SearchSettings(_Frozen):
         0.15, ge=0.0, le=1.0,
         description="absolute fusion: a query whose best score is below this, and whose best "
                     "keyword coverage is below keyword_gate, has nothing relevant (no hits).")
+    strength_weight: float = Field(
+        0.1, ge=0.0, le=1.0,
+        description="absolute fusion: weight of keyword strength (a keyword candidate's BM25 "
+                    "over the query's best), which orders matches of long questions; the "
+                    "relevance gate does not count it.")
     keyword_gate: float = Field(
         0.85, ge=0.0, le=1.01,
         description="absolute fusion: keyword coverage that makes a query relevant on its own "

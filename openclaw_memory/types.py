@@ -56,6 +56,9 @@ class HitExplanation:
     decay: float = 1.0
     mmr_penalty: float = 0.0
     rescued: bool = False
+    #: absolute fusion: this chunk's BM25 over the best BM25 of the query's keyword candidates
+    #: (1.0 for the best keyword match; None for chunks only the vector side found).
+    keyword_strength: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -68,6 +71,7 @@ class HitExplanation:
             "decay": self.decay,
             "mmr_penalty": self.mmr_penalty,
             "rescued": self.rescued,
+            "keyword_strength": self.keyword_strength,
         }
 
 

@@ -100,7 +100,7 @@ def test_tuning_notebook_shows_explanations_tables_and_png_plots(tmp_path: Path)
     assert len(pngs) >= 4
     assert all(len(str(output.data["image/png"])) > 1_000 for output in pngs)
     anatomy = _text(_cell_with(notebook, "anatomy = explain(question)"))
-    for column in ("text_score", "bm25", "vector", "decay", "mmr_penalty"):
+    for column in ("text_score", "bm25", "strength", "vector", "decay", "mmr_penalty"):
         assert column in anatomy
     baseline = _text(_cell_with(notebook, "baseline = measure()"))
     assert "| all | 28 |" in baseline

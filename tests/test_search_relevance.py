@@ -67,6 +67,29 @@ def test_explain_adds_up_to_the_score(memory: MemoryIndex) -> None:
     hit = memory.search("PostgreSQL billing service").results[0]
     e = hit.explanation
     assert e.vector_score is not None and e.text_score is not None
-    assert e.fused == pytest.approx(0.7 * max(0.0, e.vector_score) + 0.3 * e.text_score)
+    assert e.fused == pytest.approx(0.7 * max(0.0, e.vector_score) + 0.3 * e.text_score
+                                    + 0.1 * (e.keyword_strength or 0.0))
     assert hit.score == pytest.approx(e.fused * e.decay)
     assert json.dumps(hit.as_dict(explain=True))  # JSON-ready
+
+
+def test_keyword_strength_is_bm25_relative_to_the_best_keyword_match(memory: MemoryIndex) -> None:
+    hits = memory.search("PostgreSQL billing service", max_results=20, min_score=0.0).results
+    keyword = [h.explanation for h in hits if h.explanation.bm25 is not None]
+    best = min(e.bm25 for e in keyword if e.bm25 is not None)
+    for e in keyword:
+        assert e.bm25 is not None and e.keyword_strength == pytest.approx(e.bm25 / best)
+    assert max(e.keyword_strength or 0.0 for e in keyword) == pytest.approx(1.0)
+    assert all(h.explanation.keyword_strength is None for h in hits if h.explanation.bm25 is None)
+
+
+def test_keyword_strength_never_opens_the_relevance_gate(memory: MemoryIndex) -> None:
+    # An off-topic question has a best keyword match too ("service": strength 1.0), which
+    # lifts its score over the gate; the gate reads the absolute evidence alone.
+    question = "Who invented the service economy theory?"
+    best = memory.search(question, min_score=0.0).results[0]
+    assert best.explanation.keyword_strength == pytest.approx(1.0)
+    assert best.score >= 0.15  # over the gate with the bonus: the gate must not count it
+    response = memory.search(question)
+    assert response.results == ()
+    assert any(n.startswith("nothing relevant") for n in response.notes)

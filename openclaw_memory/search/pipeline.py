@@ -22,7 +22,7 @@ from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.coverage import keyword_coverage
 from openclaw_memory.search.keywords import candidate_query, keyword_candidates
 from openclaw_memory.search.querylimits import bound_query
-from openclaw_memory.search.ranking import Candidate, decay_multiplier, fuse, mmr_order
+from openclaw_memory.search.ranking import Candidate, decay_multiplier, evidence, fuse, mmr_order
 from openclaw_memory.search.snippets import citation, clamp_snippet, with_source_line
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.store import ChunkRow
@@ -105,7 +105,7 @@ def _to_hit(c: Candidate, row: ChunkRow, request: SearchRequest, snippet_chars: 
     explanation = HitExplanation(
         vector_score=c.vector_score, text_score=c.text_score, vector_rank=c.vector_rank,
         text_rank=c.text_rank, fused=c.fused, decay=c.decay, mmr_penalty=c.mmr_penalty,
-        rescued=rescued, bm25=c.bm25)
+        rescued=rescued, bm25=c.bm25, keyword_strength=c.keyword_strength)
     return SearchHit(row.path, row.start_line, row.end_line, c.score, snippet,
                      "sessions" if row.source == "sessions" else "memory",
                      cite if request.citations else None, row.id, explanation)
@@ -195,8 +195,10 @@ def _gate(fused: Sequence[Candidate], settings: SearchSettings) -> str | None:
 
     Off-topic questions still have nearest chunks; what they lack is a chunk close in meaning
     and words (the absolute score) or one that holds most of the question's rare words.
+    Keyword strength is left out: it is relative to the query's best match, which an
+    off-topic question has too.
     """
-    best = max((c.score for c in fused), default=0.0)
+    best = max((evidence(c, settings.strength_weight) for c in fused), default=0.0)
     best_cov = max((c.text_score for c in fused if c.text_score is not None), default=0.0)
     if best >= settings.relevance_gate or best_cov >= settings.keyword_gate:
         return None
@@ -228,7 +230,8 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     vw, tw = settings.weights
     fused = fuse(found.vector_hits, found.text_hits, mode=settings.fusion, vector_weight=vw,
                  text_weight=tw, rrf_k=settings.rrf_k, extra_vector=extra_vector,
-                 extra_text=extra_text, coverage=coverage)
+                 extra_text=extra_text, coverage=coverage,
+                 strength_weight=settings.strength_weight)
     rows = store.chunks([c.key for c in fused])
     fused = [c for c in fused if c.key in rows]  # rows deleted by a concurrent sync
     if request.path_filter is not None:

@@ -16,8 +16,10 @@ __all__ = [
     "Candidate",
     "bm25_to_score",
     "decay_multiplier",
+    "evidence",
     "fuse",
     "jaccard",
+    "keyword_strengths",
     "mmr_order",
     "mmr_tokens",
 ]
@@ -36,6 +38,7 @@ class Candidate:
     fused: float = 0.0
     decay: float = 1.0
     mmr_penalty: float = 0.0
+    keyword_strength: float | None = None
 
     @property
     def score(self) -> float:
@@ -105,6 +108,13 @@ def _calibrated(merged: dict[int, Candidate], vw: float, tw: float,
     return out
 
 
+def keyword_strengths(merged: Mapping[int, Candidate]) -> dict[int, float]:
+    """Each keyword candidate's BM25 over the best one's: 1.0 for the query's best match."""
+    strengths = {k: -c.bm25 for k, c in merged.items() if c.bm25 is not None and c.bm25 < 0}
+    top = max(strengths.values(), default=0.0)
+    return {k: v / top for k, v in strengths.items()} if top > 0 else {}
+
+
 def _absolute(merged: dict[int, Candidate], vw: float, tw: float,
               coverage: Mapping[int, float]) -> dict[int, tuple[float, float | None]]:
     """Scores on a fixed scale, comparable across queries and workspaces.
@@ -124,22 +134,36 @@ def _absolute(merged: dict[int, Candidate], vw: float, tw: float,
     return out
 
 
+def evidence(c: Candidate, strength_weight: float) -> float:
+    """A candidate's absolute score without its keyword-strength bonus (what gates read)."""
+    return (c.fused - strength_weight * (c.keyword_strength or 0.0)) * c.decay
+
+
 def fuse(vector_hits: Sequence[tuple[int, float]], text_hits: Sequence[tuple[int, float]], *,
          mode: str, vector_weight: float, text_weight: float, rrf_k: int = 60,
          extra_vector: Mapping[int, float] | None = None,
          extra_text: Mapping[int, float] | None = None,
-         coverage: Mapping[int, float] | None = None) -> list[Candidate]:
+         coverage: Mapping[int, float] | None = None,
+         strength_weight: float = 0.0) -> list[Candidate]:
     """Union both candidate lists by chunk and score them; best first.
 
     ``vector_hits`` are (key, cosine) best first; ``text_hits`` are (key, bm25 rank) best
     first. ``extra_*`` hold the other side's score for candidates only one list returned.
     Without a vector side (keyword-only mode) the text side gets all the weight.
-    ``coverage`` (mode ``absolute``): keyword coverage per candidate.
+    ``coverage`` (mode ``absolute``): keyword coverage per candidate. ``strength_weight``
+    (mode ``absolute``): added times each keyword candidate's :func:`keyword_strengths`.
+    Coverage counts which of the question's words a chunk holds, once each; a long question
+    (a whole dialogue) spreads its mass over many words, and BM25's term frequencies and
+    length normalisation then tell its real match from chunks sharing a few of them.
     """
     merged = _merge(vector_hits, text_hits, extra_vector or {}, extra_text or {})
     vw, tw = vector_weight, text_weight
     if mode == "absolute" and vector_hits:
         scores = _absolute(merged, vw, tw, coverage or {})
+        strengths = keyword_strengths(merged) if strength_weight > 0 else {}
+        merged = {k: replace(c, keyword_strength=strengths.get(k)) for k, c in merged.items()}
+        scores = {k: (s + strength_weight * strengths.get(k, 0.0), t)
+                  for k, (s, t) in scores.items()}
         return _ordered(merged, scores)
     if mode == "absolute":
         mode = "calibrated"  # no vectors: BM25 ranks, calibrated per query as before
@@ -161,7 +185,8 @@ def fuse(vector_hits: Sequence[tuple[int, float]], text_hits: Sequence[tuple[int
 def _ordered(merged: dict[int, Candidate],
              scores: Mapping[int, tuple[float, float | None]]) -> list[Candidate]:
     out = [Candidate(k, c.vector_score, scores[k][1], c.vector_rank, c.text_rank, c.bm25,
-                     scores[k][0], c.decay, c.mmr_penalty) for k, c in merged.items()]
+                     scores[k][0], c.decay, c.mmr_penalty, c.keyword_strength)
+           for k, c in merged.items()]
     out.sort(key=lambda c: (-c.fused, c.key))
     return out
 

@@ -159,6 +159,11 @@ class SearchSettings(_Frozen):
     mmr: bool = Field(False, description="Re-order hits for diversity (maximal marginal relevance).")
     mmr_lambda: float = Field(0.7, ge=0.0, le=1.0, description="MMR relevance/diversity balance.")
     snippet_chars: int = Field(700, ge=1, description="Snippet length cap (characters).")
+    citation_lines: int = Field(
+        5, ge=0, le=1000,
+        description="A hit cites the lines of its chunk that hold the question's words, at least "
+                    "this many around the best one (its snippet is those lines); 0 = cite whole "
+                    "chunks.")
     query_timeout_seconds: float = Field(
         2.0, gt=0, description="Time bound of the keyword side of one query; past it the "
                                "vector side answers alone (and the response says so).")

@@ -59,6 +59,9 @@ class HitExplanation:
     #: absolute fusion: this chunk's BM25 over the best BM25 of the query's keyword candidates
     #: (1.0 for the best keyword match; None for chunks only the vector side found).
     keyword_strength: float | None = None
+    #: the whole chunk's (start, end) lines when the citation names only some of them
+    #: (``search.citation_lines``); None when the hit cites its whole chunk.
+    chunk_lines: tuple[int, int] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -72,6 +75,7 @@ class HitExplanation:
             "mmr_penalty": self.mmr_penalty,
             "rescued": self.rescued,
             "keyword_strength": self.keyword_strength,
+            "chunk_lines": None if self.chunk_lines is None else list(self.chunk_lines),
         }
 
 

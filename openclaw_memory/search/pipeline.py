@@ -19,6 +19,7 @@ from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.errors import EmbeddingError, IndexCorruptError, StoreError
 from openclaw_memory.files.workspace import is_daily
 from openclaw_memory.search.backend import SearchBackend
+from openclaw_memory.search.citelines import ChunkLines, LineMatcher, cited_span
 from openclaw_memory.search.coverage import keyword_coverage
 from openclaw_memory.search.keywords import candidate_query, keyword_candidates
 from openclaw_memory.search.querylimits import bound_query
@@ -96,17 +97,36 @@ def _apply_decay(items: list[Candidate], rows: dict[int, ChunkRow], request: Sea
     return out
 
 
+_LINES = LineMatcher()
+
+
+def _cited_spans(request: SearchRequest, rows: Sequence[ChunkRow],
+                 min_lines: int) -> dict[int, tuple[int, int]]:
+    """The lines each Markdown hit cites (search/citelines.py); transcripts' chunks are
+    rendered messages, not file lines, and are cited whole."""
+    notes = [r for r in rows if r.source == "memory" and r.end_line - r.start_line + 1 > min_lines]
+    terms = keyword_terms(request.keywords) if min_lines > 0 and notes else []
+    return {r.rowid: cited_span(ChunkLines(r.text, r.start_line, r.end_line), terms, min_lines,
+                                _LINES) for r in notes} if terms else {}
+
+
 def _to_hit(c: Candidate, row: ChunkRow, request: SearchRequest, snippet_chars: int,
-            rescued: bool) -> SearchHit:
-    cite = citation(row.path, row.start_line, row.end_line)
-    snippet = clamp_snippet(row.text, snippet_chars)
+            rescued: bool, span: tuple[int, int] | None) -> SearchHit:
+    start, end = span or (row.start_line, row.end_line)
+    narrowed = (start, end) != (row.start_line, row.end_line)
+    text = row.text
+    if narrowed:
+        text = "\n".join(text.split("\n")[start - row.start_line: end - row.start_line + 1])
+    cite = citation(row.path, start, end)
+    snippet = clamp_snippet(text, snippet_chars)
     if request.citations:
         snippet = with_source_line(snippet, cite)
     explanation = HitExplanation(
         vector_score=c.vector_score, text_score=c.text_score, vector_rank=c.vector_rank,
         text_rank=c.text_rank, fused=c.fused, decay=c.decay, mmr_penalty=c.mmr_penalty,
-        rescued=rescued, bm25=c.bm25, keyword_strength=c.keyword_strength)
-    return SearchHit(row.path, row.start_line, row.end_line, c.score, snippet,
+        rescued=rescued, bm25=c.bm25, keyword_strength=c.keyword_strength,
+        chunk_lines=(row.start_line, row.end_line) if narrowed else None)
+    return SearchHit(row.path, start, end, c.score, snippet,
                      "sessions" if row.source == "sessions" else "memory",
                      cite if request.citations else None, row.id, explanation)
 
@@ -260,8 +280,9 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
         rescued |= {c.key for c in below if c.text_rank == 1}
     kept_keys = {c.key for c in passing} | rescued
     kept = [c for c in fused if c.key in kept_keys][: request.max_results]
-    hits = tuple(_to_hit(c, rows[c.key], request, settings.snippet_chars, c.key in rescued)
-                 for c in kept)
+    spans = _cited_spans(request, [rows[c.key] for c in kept], settings.citation_lines)
+    hits = tuple(_to_hit(c, rows[c.key], request, settings.snippet_chars, c.key in rescued,
+                         spans.get(c.key)) for c in kept)
     best = fused[0].score if fused else None
     if not hits and not any(n.startswith("nothing relevant") for n in notes):
         notes.append(

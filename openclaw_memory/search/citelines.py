@@ -1,0 +1,102 @@
+"""Line-exact citations: a hit cites the lines of its chunk that carry the question's words.
+
+A chunk is ~400 tokens (a dozen lines of a conversation log), while the fact asked about is
+usually one line. Each line of a hit's chunk gets the share of the question's search terms it
+holds (matched as the keyword index tokenises them: stems, CJK pairs; every term counts the
+same: IDF, which tells chunks apart, lets one rare word decide alone within a chunk and cost
+recall); the citation keeps every line within ``SLACK`` of the best line's share, widened to
+at least ``min_lines`` lines around the best one, so the answer's neighbours (the question a
+reply answers, the turn after) stay in view. A chunk none of whose lines holds a query term (a
+match by meaning alone) is cited whole: nothing says which line carries it.
+
+Measured on LoCoMo dev (README, "Retrieval quality"): the six hits span a fifth fewer lines
+at the same recall@6 in every category. Narrower settings (3 lines, a smaller slack), IDF
+weights, or line vectors for the choice lost recall: the gold line often shares no word with
+the question.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from openclaw_memory.search.textsearch import fts_body, quote_term
+from openclaw_memory.store.connection import probe_driver
+
+__all__ = ["SLACK", "ChunkLines", "LineMatcher", "cited_span"]
+
+#: Lines whose coverage is within this of the best line's are cited too.
+SLACK = 0.34
+# The index's default tokenizer: lines are matched as the keyword side matched their chunk.
+_TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+
+class LineMatcher:
+    """Which lines hold which terms, through a private in-memory FTS5 table per thread.
+
+    A scratch table of the process, not of the index: both backends (SQLite and PostgreSQL)
+    use it, and it never writes to a user's index.
+    """
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def _conn(self) -> object:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = probe_driver().module.connect(":memory:", check_same_thread=False)
+            conn.execute(f"create virtual table lines using fts5(body, tokenize='{_TOKENIZER}')")
+            self._local.conn = conn
+        return conn
+
+    def lookup(self, lines: Mapping[int, str], terms: Sequence[str]) -> dict[str, set[int]]:
+        """For each term, the keys of ``lines`` containing it."""
+        if not lines or not terms:
+            return {term: set() for term in terms}
+        conn = self._conn()
+        conn.execute("delete from lines")  # type: ignore[attr-defined]
+        conn.executemany("insert into lines(rowid, body) values (?, ?)",  # type: ignore[attr-defined]
+                         [(key, fts_body(text)) for key, text in lines.items()])
+        out: dict[str, set[int]] = {}
+        for term in terms:
+            rows = conn.execute("select rowid from lines where lines match ?",  # type: ignore[attr-defined]
+                                (quote_term(term),)).fetchall()
+            out[term] = {int(r[0]) for r in rows}
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkLines:
+    """A chunk's text with the file line number of its first line."""
+
+    text: str
+    start_line: int
+    end_line: int
+
+
+def cited_span(chunk: ChunkLines, terms: Sequence[str], min_lines: int,
+               matcher: LineMatcher) -> tuple[int, int]:
+    """The (start, end) lines a hit on ``chunk`` cites; the whole chunk when no line holds a
+    query term, when the chunk is already short, or when its text does not map onto its line
+    numbers (then nothing could be cited exactly)."""
+    whole = (chunk.start_line, chunk.end_line)
+    lines = chunk.text.split("\n")
+    if (min_lines <= 0 or len(lines) != chunk.end_line - chunk.start_line + 1
+            or len(lines) <= min_lines):
+        return whole
+    if not terms:
+        return whole
+    numbered = {chunk.start_line + i: line for i, line in enumerate(lines) if line.strip()}
+    coverage = dict.fromkeys(numbered, 0.0)
+    for found in matcher.lookup(numbered, terms).values():
+        for number in found:
+            coverage[number] += 1 / len(terms)
+    best = max(coverage, key=lambda n: (coverage[n], -n), default=None)
+    if best is None or coverage[best] <= 0:
+        return whole
+    carrying = [n for n, c in coverage.items() if c >= coverage[best] - SLACK]
+    low = max(chunk.start_line, best - (min_lines - 1) // 2)
+    high = min(chunk.end_line, low + min_lines - 1)
+    low = max(chunk.start_line, high - min_lines + 1)
+    return min(low, *carrying), max(high, *carrying)

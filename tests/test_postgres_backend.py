@@ -220,3 +220,16 @@ def test_common_terms_are_estimated_from_planner_statistics_and_rare_ones_counte
         assert tracked is not None and "meet" in tracked[0]
         assert memory.search("zebra meeting").results[0].path in {
             "memory/n0.md", "memory/n1.md", "memory/n2.md"}
+
+
+def test_hits_cite_the_lines_that_hold_the_words_as_with_sqlite(pg_dsn: str) -> None:
+    filler = [f"- Standup {n}: nothing new on the roadmap." for n in range(1, 19)]
+    lines = ["# 2026-03-02", "", *filler]
+    lines[12] = "- Joanna adopted a rescue greyhound called Pixel from the Riverside shelter."
+    body = "\n".join(lines) + "\n"
+    with _pg(pg_dsn) as memory:
+        memory.put_document("memory/2026-03-02.md", body.encode())
+        hit = memory.search("Pixel the greyhound from the Riverside shelter").results[0]
+        assert hit.citation == "memory/2026-03-02.md#L11-L15"
+        assert hit.explanation.chunk_lines == (1, 20)
+        assert memory.get(hit.citation).text == "\n".join(lines[10:15])

@@ -1,0 +1,122 @@
+"""Line-exact citations: a hit cites the lines of its chunk that carry the question's words,
+its snippet is those lines, ``memory_get`` reads them back, and explain keeps the chunk's own
+lines; chunks matched by meaning alone, short chunks and transcripts are cited whole."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from openclaw_memory import MemoryIndex
+from openclaw_memory.search.citelines import ChunkLines, LineMatcher, cited_span
+from openclaw_memory.search.pipeline import _cited_spans
+from openclaw_memory.search.textsearch import keyword_terms
+from openclaw_memory.store import ChunkRow
+
+FILLER = [f"- Standup {n}: nothing new on the roadmap." for n in range(1, 21)]
+
+
+def _chunk(lines: list[str], start: int = 1) -> ChunkLines:
+    return ChunkLines("\n".join(lines), start, start + len(lines) - 1)
+
+
+def _span(lines: list[str], question: str, min_lines: int = 5, start: int = 1) -> tuple[int, int]:
+    return cited_span(_chunk(lines, start), keyword_terms(question), min_lines, LineMatcher())
+
+
+def test_the_line_holding_the_words_is_cited_with_its_neighbours() -> None:
+    lines = FILLER[:12]
+    lines[7] = "- Joanna adopted a rescue greyhound called Pixel."
+    assert _span(lines, "What did Joanna name her greyhound?", start=40) == (45, 49)
+
+
+def test_lines_nearly_as_good_as_the_best_widen_the_span() -> None:
+    lines = FILLER[:16]
+    lines[1] = "- The greyhound Pixel came from the shelter."
+    lines[13] = "- Pixel the greyhound learned to sit."
+    assert _span(lines, "Pixel greyhound") == (1, 14)
+
+
+def test_a_line_with_fewer_of_the_words_does_not_widen_it() -> None:
+    lines = FILLER[:16]
+    lines[1] = "- A greyhound ran past the office."
+    lines[13] = "- Pixel the greyhound learned to sit at the shelter."
+    assert _span(lines, "Pixel greyhound shelter") == (12, 16)
+
+
+def test_the_window_stays_inside_the_chunk_at_its_edges() -> None:
+    lines = FILLER[:12]
+    lines[0] = "- Pixel arrived."
+    assert _span(lines, "Pixel", start=10) == (10, 14)
+    lines = FILLER[:12]
+    lines[-1] = "- Pixel arrived."
+    assert _span(lines, "Pixel", start=10) == (17, 21)
+
+
+def test_words_match_as_the_keyword_index_matches_them_stems_and_cjk() -> None:
+    lines = FILLER[:12]
+    lines[5] = "- Deployed the invoicing service to Frankfurt."
+    assert _span(lines, "deploying invoices") == (4, 8)
+    lines = FILLER[:12]
+    lines[9] = "- 与东京团队讨论了缓存方案。"
+    assert _span(lines, "缓存方案是什么") == (8, 12)
+
+
+@pytest.mark.parametrize(("lines", "question", "min_lines"), [
+    (FILLER[:12], "greyhound adoption", 5),                  # no line holds a word: by meaning
+    (["- Pixel.", "- more", "- lines"], "Pixel", 5),          # already short
+    (FILLER[:12], "Pixel", 0),                               # narrowing off
+])
+def test_the_whole_chunk_is_cited_when_nothing_says_which_line(lines: list[str], question: str,
+                                                               min_lines: int) -> None:
+    assert _span(lines, question, min_lines) == (1, len(lines))
+
+
+def test_a_chunk_whose_text_does_not_map_onto_its_lines_is_cited_whole() -> None:
+    chunk = ChunkLines("- Pixel.\n- two", 1, 9)
+    assert cited_span(chunk, ["pixel"], 1, LineMatcher()) == (1, 9)
+
+
+def test_transcript_chunks_are_never_narrowed() -> None:
+    from openclaw_memory.search.pipeline import SearchRequest
+
+    text = "\n".join(["user: tell me about Pixel", *FILLER[:11]])
+    rows = [ChunkRow(1, "a", "sessions/s.jsonl", "sessions", 1, 12, text),
+            ChunkRow(2, "b", "memory/2026-01-01.md", "memory", 1, 12, text)]
+    request = SearchRequest("Pixel", 6, None, ("memory", "sessions"), True,
+                            now=__import__("datetime").datetime(2026, 1, 2))
+    spans = _cited_spans(request, rows, 5)
+    assert 1 not in spans and spans[2] == (1, 5)
+
+
+@pytest.fixture()
+def long_day(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    lines = ["# 2026-03-02", "", *FILLER[:18]]
+    lines[12] = "- Joanna adopted a rescue greyhound called Pixel from the Riverside shelter."
+    (ws / "memory" / "2026-03-02.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return ws
+
+
+def test_a_search_hit_cites_the_lines_and_get_reads_them_back(long_day: Path, tmp_path: Path) -> None:
+    with MemoryIndex.open(long_day, index_path=tmp_path / "i.sqlite") as memory:
+        memory.sync()
+        hit = memory.search("Pixel the greyhound from the Riverside shelter").results[0]
+        assert (hit.start_line, hit.end_line) == (11, 15)
+        assert hit.citation == "memory/2026-03-02.md#L11-L15"
+        assert hit.explanation.chunk_lines == (1, 20)
+        file_lines = (long_day / "memory" / "2026-03-02.md").read_text("utf-8").split("\n")
+        cited = "\n".join(file_lines[10:15])
+        assert hit.snippet.startswith(cited) and hit.snippet.endswith("Source: " + hit.citation)
+        assert memory.get(hit.citation).text == cited
+        assert hit.as_dict(explain=True)["explain"]["chunk_lines"] == [1, 20]
+
+
+def test_citation_lines_zero_cites_whole_chunks(long_day: Path, tmp_path: Path) -> None:
+    with MemoryIndex.open(long_day, index_path=tmp_path / "i.sqlite",
+                          search={"citation_lines": 0}) as memory:
+        memory.sync()
+        hit = memory.search("Pixel the greyhound from the Riverside shelter").results[0]
+        assert (hit.start_line, hit.end_line) == (1, 20) and hit.explanation.chunk_lines is None

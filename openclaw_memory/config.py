@@ -150,6 +150,11 @@ class SearchSettings(_Frozen):
         description="absolute fusion: weight of keyword strength (a keyword candidate's BM25 "
                     "over the query's best), which orders matches of long questions; the "
                     "relevance gate does not count it.")
+    date_weight: float = Field(
+        0.2, ge=0.0, le=1.0,
+        description="absolute fusion: bonus of chunks of daily files (YYYY-MM-DD.md) from a "
+                    "period the question names ('in May 2022', 'last week', '2022年5月'), which "
+                    "also become candidates; the relevance gate does not count it.")
     keyword_gate: float = Field(
         0.85, ge=0.0, le=1.01,
         description="absolute fusion: keyword coverage that makes a query relevant on its own "

@@ -62,6 +62,8 @@ class HitExplanation:
     #: the whole chunk's (start, end) lines when the citation names only some of them
     #: (``search.citation_lines``); None when the hit cites its whole chunk.
     chunk_lines: tuple[int, int] | None = None
+    #: a daily file of a period the question names (``search.date_weight`` was added)
+    date_match: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -76,6 +78,7 @@ class HitExplanation:
             "rescued": self.rescued,
             "keyword_strength": self.keyword_strength,
             "chunk_lines": None if self.chunk_lines is None else list(self.chunk_lines),
+            "date_match": self.date_match,
         }
 
 

@@ -254,6 +254,19 @@ class PostgresIndex:
             f"and dims = {dims}", {"q": vector_literal(query), "ids": list(rowids)})
         return {int(i): float(s) for i, s in rows}
 
+    def daily_paths(self, path_prefix: str | None = None) -> list[str]:
+        rows = self.tenant.rows(
+            f"select path from {SCHEMA}.documents where workspace = %(ws)s "
+            f"and path like '%%-__-__.md'", {})
+        return [str(r[0]) for r in rows if path_prefix is None or str(r[0]).startswith(path_prefix)]
+
+    def chunk_keys(self, paths: Sequence[str]) -> list[int]:
+        if not paths:
+            return []
+        rows = self.tenant.rows(f"select id from {SCHEMA}.chunks where workspace = %(ws)s "
+                                f"and path = any(%(paths)s)", {"paths": list(paths)})
+        return [int(r[0]) for r in rows]
+
     def chunks(self, rowids: Sequence[int]) -> dict[int, ChunkRow]:
         if not rowids:
             return {}

@@ -21,6 +21,7 @@ from openclaw_memory.files.workspace import is_daily
 from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.citelines import ChunkLines, LineMatcher, cited_span
 from openclaw_memory.search.coverage import keyword_coverage
+from openclaw_memory.search.dates import DateWindow, in_windows, question_dates
 from openclaw_memory.search.keywords import candidate_query, keyword_candidates
 from openclaw_memory.search.querylimits import bound_query
 from openclaw_memory.search.ranking import Candidate, decay_multiplier, evidence, fuse, mmr_order
@@ -125,7 +126,7 @@ def _to_hit(c: Candidate, row: ChunkRow, request: SearchRequest, snippet_chars: 
         vector_score=c.vector_score, text_score=c.text_score, vector_rank=c.vector_rank,
         text_rank=c.text_rank, fused=c.fused, decay=c.decay, mmr_penalty=c.mmr_penalty,
         rescued=rescued, bm25=c.bm25, keyword_strength=c.keyword_strength,
-        chunk_lines=(row.start_line, row.end_line) if narrowed else None)
+        chunk_lines=(row.start_line, row.end_line) if narrowed else None, date_match=c.date_match)
     return SearchHit(row.path, start, end, c.score, snippet,
                      "sessions" if row.source == "sessions" else "memory",
                      cite if request.citations else None, row.id, explanation)
@@ -137,6 +138,37 @@ class _Candidates:
     text_hits: list[tuple[int, float]] = field(default_factory=list)
     query_vector: np.ndarray | None = None
     error: EmbeddingError | None = None
+    dated: dict[int, float] = field(default_factory=dict)
+    """Chunks of the daily files of the periods the question names, with their cosines."""
+
+    def keys(self) -> list[int]:
+        return sorted({k for k, _ in self.vector_hits} | {k for k, _ in self.text_hits}
+                      | set(self.dated))
+
+
+#: A question naming a period whose daily files hold more chunks than this (a whole year of
+#: a busy log) gets the date bonus among its candidates but adds no candidates of its own.
+_DATED_MAX = 5000
+
+
+def _dated_candidates(store: SearchBackend, found: _Candidates, request: SearchRequest,
+                      windows: Sequence[DateWindow], limit: int) -> dict[int, float]:
+    """The ``limit`` chunks closest in meaning among the daily files of ``windows``: a note
+    of the day asked about is a candidate even when it shares no word with the question."""
+    if not windows or found.query_vector is None:
+        return {}
+    try:
+        paths = [p for p in store.daily_paths(request.path_prefix) if in_windows(p, windows)
+                 and (request.path_filter is None or request.path_filter(p))]
+        keys = store.chunk_keys(paths) if paths else []
+        if not keys or len(keys) > _DATED_MAX:
+            return {}
+        cosines = store.cosines(found.query_vector, keys)
+    except IndexCorruptError:
+        raise
+    except StoreError:
+        return {}
+    return dict(sorted(cosines.items(), key=lambda kv: (-kv[1], kv[0]))[:limit])
 
 
 def _gather(store: SearchBackend, provider: EmbeddingProvider | None, request: SearchRequest,
@@ -183,10 +215,11 @@ def _lookups(store: SearchBackend, found: _Candidates, query: str, *,
     """
     vector_keys = {k for k, _ in found.vector_hits}
     text_keys = {k for k, _ in found.text_hits}
-    extra_vector: dict[int, float] = {}
+    extra_vector: dict[int, float] = {k: v for k, v in found.dated.items() if k not in vector_keys}
     extra_text: dict[int, float] = {}
     if found.query_vector is not None:
-        extra_vector = store.cosines(found.query_vector, sorted(text_keys - vector_keys))
+        extra_vector |= store.cosines(found.query_vector,
+                                      sorted(text_keys - vector_keys - set(found.dated)))
     # The candidate query's own terms (common words left out), over the whole index.
     plan = candidate_query(store, keyword_terms(query)) if found.vector_hits and bm25 else None
     if plan is not None and plan.expression is not None:
@@ -201,9 +234,8 @@ def _lookups(store: SearchBackend, found: _Candidates, query: str, *,
 
 def _coverage(store: SearchBackend, query: str, found: _Candidates,
               settings: SearchSettings) -> Mapping[int, float]:
-    keys = sorted({k for k, _ in found.vector_hits} | {k for k, _ in found.text_hits})
     try:
-        return keyword_coverage(store, query, keys)
+        return keyword_coverage(store, query, found.keys())
     except IndexCorruptError:
         raise
     except StoreError:
@@ -218,7 +250,8 @@ def _gate(fused: Sequence[Candidate], settings: SearchSettings) -> str | None:
     Keyword strength is left out: it is relative to the query's best match, which an
     off-topic question has too.
     """
-    best = max((evidence(c, settings.strength_weight) for c in fused), default=0.0)
+    best = max((evidence(c, settings.strength_weight, settings.date_weight) for c in fused),
+               default=0.0)
     best_cov = max((c.text_score for c in fused if c.text_score is not None), default=0.0)
     if best >= settings.relevance_gate or best_cov >= settings.keyword_gate:
         return None
@@ -244,6 +277,10 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     found = _gather(store, provider, request, settings, notes)
     mode = _mode(provider, settings, found.error)
     absolute = settings.fusion == "absolute" and bool(found.vector_hits)
+    windows = (question_dates(request.query, request.now.date())
+               if absolute and settings.date_weight > 0 else ())
+    found.dated = _dated_candidates(store, found, request, windows,
+                                    min(200, request.max_results * settings.candidate_multiplier))
     extra_vector, extra_text = ({}, {}) if settings.fusion not in ("calibrated", "absolute") else (
         _lookups(store, found, request.keywords, bm25=settings.fusion == "calibrated"))
     coverage = _coverage(store, request.keywords, found, settings) if absolute else {}
@@ -251,9 +288,12 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     fused = fuse(found.vector_hits, found.text_hits, mode=settings.fusion, vector_weight=vw,
                  text_weight=tw, rrf_k=settings.rrf_k, extra_vector=extra_vector,
                  extra_text=extra_text, coverage=coverage,
-                 strength_weight=settings.strength_weight)
+                 strength_weight=settings.strength_weight, extra_keys=sorted(found.dated))
     rows = store.chunks([c.key for c in fused])
     fused = [c for c in fused if c.key in rows]  # rows deleted by a concurrent sync
+    if windows:
+        fused = [replace(c, fused=c.fused + settings.date_weight, date_match=True)
+                 if in_windows(rows[c.key].path, windows) else c for c in fused]
     if request.path_filter is not None:
         fused = [c for c in fused if request.path_filter(rows[c.key].path)]
     if settings.temporal_decay:

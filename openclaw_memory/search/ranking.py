@@ -39,6 +39,7 @@ class Candidate:
     decay: float = 1.0
     mmr_penalty: float = 0.0
     keyword_strength: float | None = None
+    date_match: bool = False
 
     @property
     def score(self) -> float:
@@ -57,7 +58,7 @@ def bm25_to_score(rank: float) -> float:
 
 def _merge(vector_hits: Sequence[tuple[int, float]], text_hits: Sequence[tuple[int, float]],
            extra_vector: Mapping[int, float], extra_text: Mapping[int, float],
-           ) -> dict[int, Candidate]:
+           extra_keys: Sequence[int] = ()) -> dict[int, Candidate]:
     # Fields are gathered in plain dicts and each Candidate is built once: dataclasses.replace
     # per step was a measurable share of a query's time at 100k chunks.
     fields: dict[int, dict[str, Any]] = {}
@@ -65,6 +66,8 @@ def _merge(vector_hits: Sequence[tuple[int, float]], text_hits: Sequence[tuple[i
         fields[key] = {"vector_score": score, "vector_rank": rank}
     for rank, (key, bm25) in enumerate(text_hits, 1):
         fields.setdefault(key, {}).update(bm25=bm25, text_rank=rank)
+    for key in extra_keys:  # candidates of neither side (a dated file's chunks)
+        fields.setdefault(key, {})
     # Scores looked up for candidates that only one retriever returned (calibrated mode).
     for key, f in fields.items():
         if f.get("vector_score") is None and key in extra_vector:
@@ -134,9 +137,11 @@ def _absolute(merged: dict[int, Candidate], vw: float, tw: float,
     return out
 
 
-def evidence(c: Candidate, strength_weight: float) -> float:
-    """A candidate's absolute score without its keyword-strength bonus (what gates read)."""
-    return (c.fused - strength_weight * (c.keyword_strength or 0.0)) * c.decay
+def evidence(c: Candidate, strength_weight: float, date_weight: float = 0.0) -> float:
+    """A candidate's absolute score without its keyword-strength and date bonuses (what the
+    relevance gate reads)."""
+    bonus = strength_weight * (c.keyword_strength or 0.0) + (date_weight if c.date_match else 0.0)
+    return (c.fused - bonus) * c.decay
 
 
 def fuse(vector_hits: Sequence[tuple[int, float]], text_hits: Sequence[tuple[int, float]], *,
@@ -144,7 +149,7 @@ def fuse(vector_hits: Sequence[tuple[int, float]], text_hits: Sequence[tuple[int
          extra_vector: Mapping[int, float] | None = None,
          extra_text: Mapping[int, float] | None = None,
          coverage: Mapping[int, float] | None = None,
-         strength_weight: float = 0.0) -> list[Candidate]:
+         strength_weight: float = 0.0, extra_keys: Sequence[int] = ()) -> list[Candidate]:
     """Union both candidate lists by chunk and score them; best first.
 
     ``vector_hits`` are (key, cosine) best first; ``text_hits`` are (key, bm25 rank) best
@@ -155,8 +160,9 @@ def fuse(vector_hits: Sequence[tuple[int, float]], text_hits: Sequence[tuple[int
     Coverage counts which of the question's words a chunk holds, once each; a long question
     (a whole dialogue) spreads its mass over many words, and BM25's term frequencies and
     length normalisation then tell its real match from chunks sharing a few of them.
+    ``extra_keys``: candidates neither list returned, scored from ``extra_vector``.
     """
-    merged = _merge(vector_hits, text_hits, extra_vector or {}, extra_text or {})
+    merged = _merge(vector_hits, text_hits, extra_vector or {}, extra_text or {}, extra_keys)
     vw, tw = vector_weight, text_weight
     if mode == "absolute" and vector_hits:
         scores = _absolute(merged, vw, tw, coverage or {})
@@ -185,7 +191,7 @@ def fuse(vector_hits: Sequence[tuple[int, float]], text_hits: Sequence[tuple[int
 def _ordered(merged: dict[int, Candidate],
              scores: Mapping[int, tuple[float, float | None]]) -> list[Candidate]:
     out = [Candidate(k, c.vector_score, scores[k][1], c.vector_rank, c.text_rank, c.bm25,
-                     scores[k][0], c.decay, c.mmr_penalty, c.keyword_strength)
+                     scores[k][0], c.decay, c.mmr_penalty, c.keyword_strength, c.date_match)
            for k, c in merged.items()]
     out.sort(key=lambda c: (-c.fused, c.key))
     return out

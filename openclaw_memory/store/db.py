@@ -357,6 +357,21 @@ class Store(KeywordQueries, VectorQueries):
             f"where rowid in ({placeholders(len(rowids))})", rowids)
         return {r[0]: ChunkRow(*r) for r in rows}
 
+    def daily_paths(self, path_prefix: str | None = None) -> list[str]:
+        """Indexed Markdown notes named as a date (``.../YYYY-MM-DD.md``), under a folder."""
+        rows = self.query("select path from files where source = 'memory' "
+                          "and path like '%-__-__.md'")
+        return [str(r[0]) for r in rows if path_prefix is None or str(r[0]).startswith(path_prefix)]
+
+    def chunk_keys(self, paths: Sequence[str]) -> list[int]:
+        """The chunks of these files."""
+        keys: list[int] = []
+        for start in range(0, len(paths), 500):  # under SQLite's bound-parameter limit
+            batch = list(paths[start:start + 500])
+            keys += [int(r[0]) for r in self.query(
+                f"select rowid from chunks where path in ({placeholders(len(batch))})", batch)]
+        return keys
+
     def counts(self) -> dict[str, int]:
         files = self.query("select count(*) from files")[0][0]
         chunks = self.query("select count(*) from chunks")[0][0]

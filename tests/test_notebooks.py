@@ -113,9 +113,9 @@ def _tuning_plots_teach_what_they_claim(notebook: Any) -> None:
     """Issue 16 item 10: each plot or figure in notebook 02 says something true."""
     prose = "\n".join("".join(c.source) for c in notebook.cells if c.cell_type == "markdown")
     assert "1 986" not in prose and "608" in prose  # the dev set's real size
-    # The score bars add up: 0.7 x cosine + 0.3 x coverage is the final score.
+    # The bars add up: 0.7 x cosine + 0.3 x coverage is the score, + 0.1 x strength is fused.
     gap = _text(_cell_with(notebook, "plot_anatomy(anatomy, question)"))
-    assert float(re.search(r"final score: ([\d.e+-]+)", gap).group(1)) < 1e-9
+    assert float(re.search(r"fused / score: ([\d.e+-]+)", gap).group(1)) < 1e-9
     # The sweep marks the default weight, and the default sits within a question of the best.
     sweep = _text(_cell_with(notebook, "fusion = {w: measure"))
     assert "| 0.7 (default) |" in sweep

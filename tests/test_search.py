@@ -90,9 +90,10 @@ def test_every_hit_explains_its_score(hybrid: MemoryIndex) -> None:
     hit = hybrid.search("PostgreSQL billing service").results[0]
     e = hit.explanation
     assert e.vector_score is not None and e.text_score is not None and e.bm25 is not None
-    assert hit.score == pytest.approx(e.fused * e.decay)
-    assert set(hit.as_dict(explain=True)["explain"]) >= {"vector_score", "text_score", "decay",
-                                                         "mmr_penalty"}
+    bonus = 0.1 * (e.keyword_strength or 0.0) + (0.2 if e.date_match else 0.0)
+    assert hit.score == pytest.approx((e.fused - bonus) * e.decay)
+    assert set(hit.as_dict(explain=True)["explain"]) >= {
+        "vector_score", "text_score", "keyword_strength", "date_match", "decay", "mmr_penalty"}
 
 
 def test_response_shape_and_citations_in_direct_chat(hybrid: MemoryIndex) -> None:

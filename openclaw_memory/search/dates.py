@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-__all__ = ["DateWindow", "file_date", "in_windows", "question_dates"]
+__all__ = ["DateWindow", "about_a_period", "file_date", "in_windows", "question_dates"]
 
 _MONTHS = {name: i for i, name in enumerate(
     "january february march april may june july august september october november december"
@@ -129,12 +129,11 @@ def _week(monday: date) -> DateWindow:
     return DateWindow(monday, monday + timedelta(days=6))
 
 
-def _relative(query: str, today: date) -> list[DateWindow | None]:
-    text = query.lower()
+def _relative_phrases(today: date) -> list[tuple[Iterable[str], DateWindow | None]]:
     monday = today - timedelta(days=today.weekday())
     first = today.replace(day=1)
     last_month_end = first - timedelta(days=1)
-    phrases: list[tuple[Iterable[str], DateWindow | None]] = [
+    return [
         (("day before yesterday", "前天"), _day_at(today - timedelta(days=2))),
         (("yesterday", "昨天", "昨日"), _day_at(today - timedelta(days=1))),
         (("today", "this morning", "tonight", "今天", "今日"), DateWindow(today, today)),
@@ -146,8 +145,12 @@ def _relative(query: str, today: date) -> list[DateWindow | None]:
         (("last year", "去年"), DateWindow(date(today.year - 1, 1, 1), date(today.year - 1, 12, 31))),
         (("this year", "今年"), DateWindow(date(today.year, 1, 1), today)),
     ]
+
+
+def _relative(query: str, today: date) -> list[DateWindow | None]:
+    text = query.lower()
     found: list[DateWindow | None] = []
-    for words, window in phrases:
+    for words, window in _relative_phrases(today):
         if any(_phrase(text, w) for w in words):
             found.append(window)
             text = _drop(text, words)  # "day before yesterday" is not also "yesterday"
@@ -185,6 +188,31 @@ def question_dates(query: str, today: date) -> tuple[DateWindow, ...]:
     if not any(found):  # "last Friday, 23 January 2022": the named date is the period
         found = _relative(query, today)
     return tuple(dict.fromkeys(w for w in found if w is not None))
+
+
+_DATE_PATTERNS = (_ISO, _DAY_MONTH, _MONTH_DAY, _MONTH_YEAR, _SEASON_YEAR, _BARE_MONTH, _YEAR,
+                  _AGO, _LAST_WEEKDAY, _ZH_DAY, _ZH_MONTH, _ZH_YEAR)
+_PERIOD_WORDS = frozenset("""what happened happen did do done we i you our my us was were
+    anything something new say said talk talked discuss discussed decide decided plan plans
+    note notes write wrote see saw about on in during from of the a any""".split())
+
+
+_PERIOD_CHARS = frozenset("我你们做了什么的呢吗啊有发生过说讨论决定计划记写事情那天些")
+
+
+def about_a_period(query: str) -> bool:
+    """Whether ``query`` asks about a period rather than a topic ("what did we do yesterday?",
+    "notes from 3 March"): once its date words are gone, nothing but question words is left.
+    Such a question is relevant when notes of that period exist; "who won the chess final in
+    March 2026?" is not (its topic still needs evidence)."""
+    text = query.lower()
+    for pattern in _DATE_PATTERNS:
+        text = pattern.sub(" ", text)
+    for words, _ in _relative_phrases(date.today()):
+        text = _drop(text, words)
+    text = "".join(" " if ch in _PERIOD_CHARS else ch for ch in text)
+    words = re.findall(r"\w+", text)
+    return not [w for w in words if w not in _PERIOD_WORDS and not w.isdigit()]
 
 
 def file_date(path: str) -> date | None:

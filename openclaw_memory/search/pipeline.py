@@ -21,7 +21,7 @@ from openclaw_memory.files.workspace import is_daily
 from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.citelines import ChunkLines, LineMatcher, cited_span
 from openclaw_memory.search.coverage import keyword_coverage
-from openclaw_memory.search.dates import DateWindow, in_windows, question_dates
+from openclaw_memory.search.dates import DateWindow, about_a_period, in_windows, question_dates
 from openclaw_memory.search.keywords import candidate_query, keyword_candidates
 from openclaw_memory.search.querylimits import bound_query
 from openclaw_memory.search.ranking import Candidate, decay_multiplier, evidence, fuse, mmr_order
@@ -111,8 +111,8 @@ def _cited_spans(request: SearchRequest, rows: Sequence[ChunkRow],
                                 _LINES) for r in notes} if terms else {}
 
 
-def _to_hit(c: Candidate, row: ChunkRow, request: SearchRequest, snippet_chars: int,
-            rescued: bool, span: tuple[int, int] | None) -> SearchHit:
+def _to_hit(c: Candidate, score: float, row: ChunkRow, request: SearchRequest,
+            snippet_chars: int, rescued: bool, span: tuple[int, int] | None) -> SearchHit:
     start, end = span or (row.start_line, row.end_line)
     narrowed = (start, end) != (row.start_line, row.end_line)
     text = row.text
@@ -127,7 +127,7 @@ def _to_hit(c: Candidate, row: ChunkRow, request: SearchRequest, snippet_chars: 
         text_rank=c.text_rank, fused=c.fused, decay=c.decay, mmr_penalty=c.mmr_penalty,
         rescued=rescued, bm25=c.bm25, keyword_strength=c.keyword_strength,
         chunk_lines=(row.start_line, row.end_line) if narrowed else None, date_match=c.date_match)
-    return SearchHit(row.path, start, end, c.score, snippet,
+    return SearchHit(row.path, start, end, score, snippet,
                      "sessions" if row.source == "sessions" else "memory",
                      cite if request.citations else None, row.id, explanation)
 
@@ -242,14 +242,17 @@ def _coverage(store: SearchBackend, query: str, found: _Candidates,
         return {}  # vectors alone then; the keyword side already said why in its note
 
 
-def _gate(fused: Sequence[Candidate], settings: SearchSettings) -> str | None:
+def _gate(fused: Sequence[Candidate], settings: SearchSettings, period_only: bool) -> str | None:
     """Why nothing is relevant (None when something is): too little evidence on either side.
 
     Off-topic questions still have nearest chunks; what they lack is a chunk close in meaning
     and words (the absolute score) or one that holds most of the question's rare words.
-    Keyword strength is left out: it is relative to the query's best match, which an
-    off-topic question has too.
+    Keyword strength and the date bonus are left out: an off-topic question has a best
+    keyword match too, and may name a date. A question about a period and nothing else
+    ("what did we do yesterday?") is answered by the notes of that period.
     """
+    if period_only and any(c.date_match for c in fused):
+        return None
     best = max((evidence(c, settings.strength_weight, settings.date_weight) for c in fused),
                default=0.0)
     best_cov = max((c.text_score for c in fused if c.text_score is not None), default=0.0)
@@ -304,15 +307,21 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     if settings.mmr:
         fused = mmr_order(fused, lambda k: rows[k].text, settings.mmr_lambda)
     min_score = settings.default_min_score(mode) if request.min_score is None else request.min_score
-    passing = [c for c in fused if c.score >= min_score]
-    below = [c for c in fused if c.score < min_score and c.text_rank is not None]
+    # A hit's score is its evidence: the bonuses that order candidates (keyword strength, a
+    # date the question names) say how it compares with the others, not how relevant it is.
+    scores = {c.key: evidence(c, settings.strength_weight, settings.date_weight) for c in fused}
+    # A question about a period and nothing else ("what did we do yesterday?") is answered by
+    # that period's notes, however little their words or meaning say about the question.
+    period_only = bool(windows) and about_a_period(request.query)
+    passing = [c for c in fused if scores[c.key] >= min_score or (period_only and c.date_match)]
+    below = [c for c in fused if scores[c.key] < min_score and c.text_rank is not None]
     # Keyword evidence is never thrown away by the threshold: any chunk containing every query
     # term stays (OpenClaw complaint: 0.35 dropped exact hits), and so does the best keyword
     # hit, except where absolute scores decide relevance (an off-topic question's best
     # keyword hit shares a common word, nothing more).
     rescued = _exact_keyword_keys(store, request.keywords, [c.key for c in below])
     if absolute:
-        closed = _gate(fused, settings) if request.min_score is None else None
+        closed = _gate(fused, settings, period_only) if request.min_score is None else None
         if closed is not None:
             notes.append(closed)
             passing = []
@@ -321,9 +330,9 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     kept_keys = {c.key for c in passing} | rescued
     kept = [c for c in fused if c.key in kept_keys][: request.max_results]
     spans = _cited_spans(request, [rows[c.key] for c in kept], settings.citation_lines)
-    hits = tuple(_to_hit(c, rows[c.key], request, settings.snippet_chars, c.key in rescued,
-                         spans.get(c.key)) for c in kept)
-    best = fused[0].score if fused else None
+    hits = tuple(_to_hit(c, scores[c.key], rows[c.key], request, settings.snippet_chars,
+                         c.key in rescued, spans.get(c.key)) for c in kept)
+    best = scores[fused[0].key] if fused else None
     if not hits and not any(n.startswith("nothing relevant") for n in notes):
         notes.append(
             "nothing relevant: no chunk scored at least min_score "

@@ -150,6 +150,10 @@ class SearchSettings(_Frozen):
         description="absolute fusion: weight of keyword strength (a keyword candidate's BM25 "
                     "over the query's best), which orders matches of long questions; the "
                     "relevance gate does not count it.")
+    query_lines_weight: float = Field(
+        0.3, ge=0.0, le=1.0,
+        description="absolute fusion, questions of several lines (a dialogue): weight of a "
+                    "chunk's best cosine with one line, next to its cosine with the whole.")
     date_weight: float = Field(
         0.2, ge=0.0, le=1.0,
         description="absolute fusion: bonus of chunks of daily files (YYYY-MM-DD.md) from a "

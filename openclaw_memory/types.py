@@ -64,6 +64,9 @@ class HitExplanation:
     chunk_lines: tuple[int, int] | None = None
     #: a daily file of a period the question names (``search.date_weight`` was added)
     date_match: bool = False
+    #: questions of several lines: the chunk's best cosine with one line of the question
+    #: (``vector_score`` blends it with the whole question's, ``search.query_lines_weight``)
+    line_cosine: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -79,6 +82,7 @@ class HitExplanation:
             "keyword_strength": self.keyword_strength,
             "chunk_lines": None if self.chunk_lines is None else list(self.chunk_lines),
             "date_match": self.date_match,
+            "line_cosine": self.line_cosine,
         }
 
 

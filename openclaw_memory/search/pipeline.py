@@ -24,6 +24,7 @@ from openclaw_memory.search.coverage import keyword_coverage
 from openclaw_memory.search.dates import DateWindow, about_a_period, in_windows, question_dates
 from openclaw_memory.search.keywords import candidate_query, keyword_candidates
 from openclaw_memory.search.querylimits import bound_query
+from openclaw_memory.search.querylines import best_line_cosines, blend, query_lines
 from openclaw_memory.search.ranking import Candidate, decay_multiplier, evidence, fuse, mmr_order
 from openclaw_memory.search.snippets import citation, clamp_snippet, with_source_line
 from openclaw_memory.search.textsearch import keyword_terms
@@ -126,7 +127,8 @@ def _to_hit(c: Candidate, score: float, row: ChunkRow, request: SearchRequest,
         vector_score=c.vector_score, text_score=c.text_score, vector_rank=c.vector_rank,
         text_rank=c.text_rank, fused=c.fused, decay=c.decay, mmr_penalty=c.mmr_penalty,
         rescued=rescued, bm25=c.bm25, keyword_strength=c.keyword_strength,
-        chunk_lines=(row.start_line, row.end_line) if narrowed else None, date_match=c.date_match)
+        chunk_lines=(row.start_line, row.end_line) if narrowed else None, date_match=c.date_match,
+        line_cosine=c.line_cosine)
     return SearchHit(row.path, start, end, score, snippet,
                      "sessions" if row.source == "sessions" else "memory",
                      cite if request.citations else None, row.id, explanation)
@@ -262,6 +264,24 @@ def _gate(fused: Sequence[Candidate], settings: SearchSettings, period_only: boo
             f"and best keyword coverage {best_cov:.2f} < {settings.keyword_gate:.2f}")
 
 
+def _line_cosines(store: SearchBackend, provider: EmbeddingProvider | None,
+                  request: SearchRequest, found: _Candidates, settings: SearchSettings,
+                  notes: list[str]) -> dict[int, float]:
+    """Each candidate's best cosine with one line of a question of several lines (a
+    dialogue): search/querylines.py. Empty for one-line questions; on failure the whole
+    question's cosines stand alone."""
+    parts = query_lines(request.query) if settings.query_lines_weight > 0 else []
+    if not parts or provider is None or found.query_vector is None:
+        return {}
+    try:
+        return best_line_cosines(store, provider, parts, found.keys())
+    except IndexCorruptError:
+        raise
+    except (EmbeddingError, StoreError) as exc:
+        notes.append(f"comparing the question's lines one by one failed: {exc}")
+        return {}
+
+
 def _mode(provider: EmbeddingProvider | None, settings: SearchSettings,
           error: EmbeddingError | None) -> Mode:
     if provider is None or error is not None:
@@ -287,6 +307,11 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     extra_vector, extra_text = ({}, {}) if settings.fusion not in ("calibrated", "absolute") else (
         _lookups(store, found, request.keywords, bm25=settings.fusion == "calibrated"))
     coverage = _coverage(store, request.keywords, found, settings) if absolute else {}
+    lines = _line_cosines(store, provider, request, found, settings, notes) if absolute else {}
+    if lines:
+        found.vector_hits = list(blend(dict(found.vector_hits), lines,
+                                       settings.query_lines_weight).items())
+        extra_vector = blend(extra_vector, lines, settings.query_lines_weight)
     vw, tw = settings.weights
     fused = fuse(found.vector_hits, found.text_hits, mode=settings.fusion, vector_weight=vw,
                  text_weight=tw, rrf_k=settings.rrf_k, extra_vector=extra_vector,
@@ -297,6 +322,8 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     if windows:
         fused = [replace(c, fused=c.fused + settings.date_weight, date_match=True)
                  if in_windows(rows[c.key].path, windows) else c for c in fused]
+    if lines:
+        fused = [replace(c, line_cosine=lines.get(c.key)) for c in fused]
     if request.path_filter is not None:
         fused = [c for c in fused if request.path_filter(rows[c.key].path)]
     if settings.temporal_decay:

@@ -40,6 +40,7 @@ class Candidate:
     mmr_penalty: float = 0.0
     keyword_strength: float | None = None
     date_match: bool = False
+    line_cosine: float | None = None
 
     @property
     def score(self) -> float:
@@ -191,7 +192,8 @@ def fuse(vector_hits: Sequence[tuple[int, float]], text_hits: Sequence[tuple[int
 def _ordered(merged: dict[int, Candidate],
              scores: Mapping[int, tuple[float, float | None]]) -> list[Candidate]:
     out = [Candidate(k, c.vector_score, scores[k][1], c.vector_rank, c.text_rank, c.bm25,
-                     scores[k][0], c.decay, c.mmr_penalty, c.keyword_strength, c.date_match)
+                     scores[k][0], c.decay, c.mmr_penalty, c.keyword_strength, c.date_match,
+                     c.line_cosine)
            for k, c in merged.items()]
     out.sort(key=lambda c: (-c.fused, c.key))
     return out

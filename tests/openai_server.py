@@ -416,6 +416,7 @@ class _Handler(BaseHTTPRequestHandler):
         )
         owner: FakeOpenAIServer = self.server.owner
         behaviour = owner._begin(request)
+        ended = False
         try:
             reply = (
                 behaviour(request)
@@ -424,11 +425,17 @@ class _Handler(BaseHTTPRequestHandler):
             )
             if reply.delay:
                 time.sleep(reply.delay)
+            # Counted out before the reply is written: a client that has read the whole body
+            # may send its next request before this thread gets past the write, and counting
+            # the two at once would blame the client for the server's lag.
+            owner._end()
+            ended = True
             self._send(reply)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout); nothing to answer
         finally:
-            owner._end()
+            if not ended:
+                owner._end()
 
     def _send(self, reply: Reply) -> None:
         self.send_response(reply.status)

@@ -168,6 +168,9 @@ class SearchSettings(_Frozen):
     mmr: bool = Field(False, description="Re-order hits for diversity (maximal marginal relevance).")
     mmr_lambda: float = Field(0.7, ge=0.0, le=1.0, description="MMR relevance/diversity balance.")
     snippet_chars: int = Field(700, ge=1, description="Snippet length cap (characters).")
+    merge_overlaps: bool = Field(
+        True, description="A candidate whose cited lines overlap an earlier hit's in the same "
+                          "file widens that hit instead of taking a place of its own.")
     citation_lines: int = Field(
         5, ge=0, le=1000,
         description="A hit cites the lines of its chunk that hold the question's words, at least "

@@ -67,6 +67,8 @@ class HitExplanation:
     #: questions of several lines: the chunk's best cosine with one line of the question
     #: (``vector_score`` blends it with the whole question's, ``search.query_lines_weight``)
     line_cosine: float | None = None
+    #: chunks of the same passage folded into this hit (their cited lines overlapped it)
+    folded: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -83,6 +85,7 @@ class HitExplanation:
             "chunk_lines": None if self.chunk_lines is None else list(self.chunk_lines),
             "date_match": self.date_match,
             "line_cosine": self.line_cosine,
+            "folded": list(self.folded),
         }
 
 

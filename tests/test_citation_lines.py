@@ -10,7 +10,7 @@ import pytest
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.search.citelines import ChunkLines, LineMatcher, cited_span
-from openclaw_memory.search.pipeline import _cited_spans
+from openclaw_memory.search.hits import _cited_spans
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.store import ChunkRow
 
@@ -79,7 +79,7 @@ def test_a_chunk_whose_text_does_not_map_onto_its_lines_is_cited_whole() -> None
 
 
 def test_transcript_chunks_are_never_narrowed() -> None:
-    from openclaw_memory.search.pipeline import SearchRequest
+    from openclaw_memory.search.request import SearchRequest
 
     text = "\n".join(["user: tell me about Pixel", *FILLER[:11]])
     rows = [ChunkRow(1, "a", "sessions/s.jsonl", "sessions", 1, 12, text),

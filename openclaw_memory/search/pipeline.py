@@ -7,9 +7,8 @@ surprising result can be diagnosed from the response alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from typing import Literal
 
 import numpy as np
@@ -19,41 +18,21 @@ from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.errors import EmbeddingError, IndexCorruptError, StoreError
 from openclaw_memory.files.workspace import is_daily
 from openclaw_memory.search.backend import SearchBackend
-from openclaw_memory.search.citelines import ChunkLines, LineMatcher, cited_span
 from openclaw_memory.search.coverage import keyword_coverage
 from openclaw_memory.search.dates import DateWindow, about_a_period, in_windows, question_dates
+from openclaw_memory.search.hits import build_hits
 from openclaw_memory.search.keywords import candidate_query, keyword_candidates
 from openclaw_memory.search.querylimits import bound_query
 from openclaw_memory.search.querylines import best_line_cosines, blend, query_lines
 from openclaw_memory.search.ranking import Candidate, decay_multiplier, evidence, fuse, mmr_order
-from openclaw_memory.search.snippets import citation, clamp_snippet, with_source_line
+from openclaw_memory.search.request import SearchRequest
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.store import ChunkRow
-from openclaw_memory.types import HitExplanation, SearchHit
+from openclaw_memory.types import SearchHit
 
-__all__ = ["SearchOutcome", "SearchRequest", "run_search"]
+__all__ = ["SearchOutcome", "SearchRequest", "run_search"]  # SearchRequest: search/request.py
 
 Mode = Literal["hybrid", "keyword-only", "vector-only"]
-
-
-@dataclass(frozen=True, slots=True)
-class SearchRequest:
-    query: str
-    max_results: int
-    min_score: float | None
-    sources: tuple[str, ...]
-    citations: bool
-    now: datetime
-    path_filter: Callable[[str], bool] | None = None
-    keyword_query: str | None = None
-    """The query as the keyword side searches it (its terms bounded); None: ``query``."""
-    path_prefix: str | None = None
-    """Only files under this folder are candidates (one user's memory in a shared workspace):
-    applied inside the candidate queries, so other folders never crowd the pool."""
-
-    @property
-    def keywords(self) -> str:
-        return self.query if self.keyword_query is None else self.keyword_query
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,41 +76,6 @@ def _apply_decay(items: list[Candidate], rows: dict[int, ChunkRow], request: Sea
         day = is_daily(row.path) if row.source == "memory" else None
         out.append(replace(c, decay=decay_multiplier(day, request.now, half_life)))
     return out
-
-
-_LINES = LineMatcher()
-
-
-def _cited_spans(request: SearchRequest, rows: Sequence[ChunkRow],
-                 min_lines: int) -> dict[int, tuple[int, int]]:
-    """The lines each Markdown hit cites (search/citelines.py); transcripts' chunks are
-    rendered messages, not file lines, and are cited whole."""
-    notes = [r for r in rows if r.source == "memory" and r.end_line - r.start_line + 1 > min_lines]
-    terms = keyword_terms(request.keywords) if min_lines > 0 and notes else []
-    return {r.rowid: cited_span(ChunkLines(r.text, r.start_line, r.end_line), terms, min_lines,
-                                _LINES) for r in notes} if terms else {}
-
-
-def _to_hit(c: Candidate, score: float, row: ChunkRow, request: SearchRequest,
-            snippet_chars: int, rescued: bool, span: tuple[int, int] | None) -> SearchHit:
-    start, end = span or (row.start_line, row.end_line)
-    narrowed = (start, end) != (row.start_line, row.end_line)
-    text = row.text
-    if narrowed:
-        text = "\n".join(text.split("\n")[start - row.start_line: end - row.start_line + 1])
-    cite = citation(row.path, start, end)
-    snippet = clamp_snippet(text, snippet_chars)
-    if request.citations:
-        snippet = with_source_line(snippet, cite)
-    explanation = HitExplanation(
-        vector_score=c.vector_score, text_score=c.text_score, vector_rank=c.vector_rank,
-        text_rank=c.text_rank, fused=c.fused, decay=c.decay, mmr_penalty=c.mmr_penalty,
-        rescued=rescued, bm25=c.bm25, keyword_strength=c.keyword_strength,
-        chunk_lines=(row.start_line, row.end_line) if narrowed else None, date_match=c.date_match,
-        line_cosine=c.line_cosine)
-    return SearchHit(row.path, start, end, score, snippet,
-                     "sessions" if row.source == "sessions" else "memory",
-                     cite if request.citations else None, row.id, explanation)
 
 
 @dataclass
@@ -355,10 +299,8 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     else:
         rescued |= {c.key for c in below if c.text_rank == 1}
     kept_keys = {c.key for c in passing} | rescued
-    kept = [c for c in fused if c.key in kept_keys][: request.max_results]
-    spans = _cited_spans(request, [rows[c.key] for c in kept], settings.citation_lines)
-    hits = tuple(_to_hit(c, scores[c.key], rows[c.key], request, settings.snippet_chars,
-                         c.key in rescued, spans.get(c.key)) for c in kept)
+    kept = [c for c in fused if c.key in kept_keys]
+    hits = build_hits(kept, scores, rows, request, settings, rescued)
     best = scores[fused[0].key] if fused else None
     if not hits and not any(n.startswith("nothing relevant") for n in notes):
         notes.append(

@@ -1,0 +1,117 @@
+"""From ranked candidates to the hits a search returns: the lines each cites, one hit a passage.
+
+Citations are line-exact (``citelines.py``). Chunks of one file overlap (chunking keeps 80
+tokens of context each side), so with line-exact citations a lower-ranked chunk often cites
+lines an earlier hit already cites. Such a candidate is folded into the earlier hit, whose
+citation widens to cover both, and the next candidate takes the free place: the hits a
+search returns are distinct passages, and no line is cited twice (``search.merge_overlaps``).
+On LoCoMo dev a fifth of the hits overlapped an earlier one; folding them took recall@6 from
+84.0 to 85.7, every category up, at 65 lines for the six hits instead of 53.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from openclaw_memory.config import SearchSettings
+from openclaw_memory.search.citelines import ChunkLines, LineMatcher, cited_span
+from openclaw_memory.search.ranking import Candidate
+from openclaw_memory.search.request import SearchRequest
+from openclaw_memory.search.snippets import citation, clamp_snippet, with_source_line
+from openclaw_memory.search.textsearch import keyword_terms
+from openclaw_memory.store import ChunkRow
+from openclaw_memory.types import HitExplanation, SearchHit
+
+__all__ = ["build_hits"]
+
+_LINES = LineMatcher()
+#: Candidates looked at to fill the hits (folded ones free places): a bound on citation work.
+_LOOKAHEAD = 4
+
+
+@dataclass
+class _Passage:
+    """One hit in the making: its best chunk, its cited lines, the chunks folded into it."""
+
+    candidate: Candidate
+    row: ChunkRow
+    start: int
+    end: int
+    lines: dict[int, str] | None
+    rescued: bool
+    folded: list[ChunkRow] = field(default_factory=list)
+
+    def overlaps(self, row: ChunkRow, start: int, end: int) -> bool:
+        return (self.lines is not None and row.path == self.row.path
+                and start <= self.end and self.start <= end)
+
+    def fold(self, row: ChunkRow, start: int, end: int, lines: dict[int, str]) -> None:
+        assert self.lines is not None
+        self.start, self.end = min(self.start, start), max(self.end, end)
+        self.lines.update(lines)
+        self.folded.append(row)
+
+
+def _file_lines(row: ChunkRow) -> dict[int, str] | None:
+    """A Markdown chunk's text by file line number; None where text and lines do not map
+    (a transcript's rendered messages), which are never narrowed or folded."""
+    lines = row.text.split("\n")
+    if row.source != "memory" or len(lines) != row.end_line - row.start_line + 1:
+        return None
+    return {row.start_line + i: line for i, line in enumerate(lines)}
+
+
+def _cited_spans(request: SearchRequest, rows: Sequence[ChunkRow],
+                 min_lines: int) -> dict[int, tuple[int, int]]:
+    """The lines each Markdown hit cites (search/citelines.py); transcripts' chunks are
+    rendered messages, not file lines, and are cited whole."""
+    notes = [r for r in rows if r.source == "memory" and r.end_line - r.start_line + 1 > min_lines]
+    terms = keyword_terms(request.keywords) if min_lines > 0 and notes else []
+    return {r.rowid: cited_span(ChunkLines(r.text, r.start_line, r.end_line), terms, min_lines,
+                                _LINES) for r in notes} if terms else {}
+
+
+def build_hits(kept: Sequence[Candidate], scores: Mapping[int, float],
+               rows: Mapping[int, ChunkRow], request: SearchRequest, settings: SearchSettings,
+               rescued: set[int]) -> tuple[SearchHit, ...]:
+    """Up to ``request.max_results`` hits from ``kept`` (best first)."""
+    window = list(kept[: request.max_results * (_LOOKAHEAD if settings.merge_overlaps else 1)])
+    spans = _cited_spans(request, [rows[c.key] for c in window], settings.citation_lines)
+    passages: list[_Passage] = []
+    for c in window:
+        if len(passages) == request.max_results:
+            break
+        row = rows[c.key]
+        start, end = spans.get(c.key, (row.start_line, row.end_line))
+        lines = _file_lines(row)
+        into = next((p for p in passages if p.overlaps(row, start, end)), None)
+        if settings.merge_overlaps and into is not None and lines is not None:
+            into.fold(row, start, end, lines)
+            continue
+        passages.append(_Passage(c, row, start, end, lines, c.key in rescued))
+    return tuple(_to_hit(p, scores[p.candidate.key], request, settings.snippet_chars)
+                 for p in passages)
+
+
+def _to_hit(p: _Passage, score: float, request: SearchRequest, snippet_chars: int) -> SearchHit:
+    c, row = p.candidate, p.row
+    chunks = [row, *p.folded]
+    chunk_lines = (min(r.start_line for r in chunks), max(r.end_line for r in chunks))
+    narrowed = (p.start, p.end) != (row.start_line, row.end_line)
+    text = row.text
+    if narrowed and p.lines is not None:
+        text = "\n".join(p.lines[n] for n in range(p.start, p.end + 1))
+    cite = citation(row.path, p.start, p.end)
+    snippet = clamp_snippet(text, snippet_chars)
+    if request.citations:
+        snippet = with_source_line(snippet, cite)
+    explanation = HitExplanation(
+        vector_score=c.vector_score, text_score=c.text_score, vector_rank=c.vector_rank,
+        text_rank=c.text_rank, fused=c.fused, decay=c.decay, mmr_penalty=c.mmr_penalty,
+        rescued=p.rescued, bm25=c.bm25, keyword_strength=c.keyword_strength,
+        chunk_lines=chunk_lines if narrowed else None, date_match=c.date_match,
+        line_cosine=c.line_cosine, folded=tuple(r.id for r in p.folded))
+    return SearchHit(row.path, p.start, p.end, score, snippet,
+                     "sessions" if row.source == "sessions" else "memory",
+                     cite if request.citations else None, row.id, explanation)

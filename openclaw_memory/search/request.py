@@ -1,0 +1,30 @@
+"""One search as the pipeline receives it (``MemoryIndex.search`` and ``PostgresMemory.search``
+build it from their arguments and settings)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+__all__ = ["SearchRequest"]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    query: str
+    max_results: int
+    min_score: float | None
+    sources: tuple[str, ...]
+    citations: bool
+    now: datetime
+    path_filter: Callable[[str], bool] | None = None
+    keyword_query: str | None = None
+    """The query as the keyword side searches it (its terms bounded); None: ``query``."""
+    path_prefix: str | None = None
+    """Only files under this folder are candidates (one user's memory in a shared workspace):
+    applied inside the candidate queries, so other folders never crowd the pool."""
+
+    @property
+    def keywords(self) -> str:
+        return self.query if self.keyword_query is None else self.keyword_query

@@ -120,3 +120,47 @@ def test_citation_lines_zero_cites_whole_chunks(long_day: Path, tmp_path: Path) 
         memory.sync()
         hit = memory.search("Pixel the greyhound from the Riverside shelter").results[0]
         assert (hit.start_line, hit.end_line) == (1, 20) and hit.explanation.chunk_lines is None
+
+
+@pytest.fixture()
+def long_log(tmp_path: Path) -> Path:
+    """One daily file of several overlapping chunks, the greyhound in the overlap."""
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    turns = [f"- Joanna: standup {n} went fine and the roadmap for sprint {n} looks stable, "
+             f"nothing else to report on ticket {1000 + n} or on the migration plan today."
+             for n in range(1, 80)]
+    turns[31] = "- Joanna: I adopted a rescue greyhound called Pixel from the Riverside shelter."
+    turns[32] = "- Nate: Pixel the greyhound is lucky, the Riverside shelter is a good one."
+    (ws / "memory" / "2026-03-02.md").write_text("# 2026-03-02\n\n" + "\n".join(turns) + "\n",
+                                                 encoding="utf-8")
+    return ws
+
+
+def _chunks(memory: MemoryIndex) -> list[tuple[int, int]]:
+    return [(int(a), int(b)) for a, b in memory.store.query(
+        "select start_line, end_line from chunks order by start_line")]
+
+
+def test_overlapping_citations_become_one_hit_and_free_the_place(long_log: Path,
+                                                                 tmp_path: Path) -> None:
+    question = "Pixel the greyhound from the Riverside shelter"
+    with MemoryIndex.open(long_log, index_path=tmp_path / "i.sqlite") as memory:
+        memory.sync()
+        chunks = _chunks(memory)
+        holding = [c for c in chunks if c[0] <= 35 <= c[1]]
+        assert len(holding) == 2  # the greyhound lines sit in the overlap of two chunks
+        hits = memory.search(question, min_score=0.0).results
+        cited = [(h.start_line, h.end_line) for h in hits]
+        for i, (a, b) in enumerate(cited):  # no line is cited twice
+            assert not [c for c in cited[:i] if a <= c[1] and c[0] <= b]
+        top = hits[0]
+        assert top.start_line <= 34 and 35 <= top.end_line and len(top.explanation.folded) == 1
+        assert top.explanation.chunk_lines == (min(h[0] for h in holding),
+                                               max(h[1] for h in holding))
+        assert top.snippet.startswith(memory.get(top.citation or "").text[:300])
+    with MemoryIndex.open(long_log, index_path=tmp_path / "i.sqlite",
+                          search={"merge_overlaps": False}) as memory:
+        apart = memory.search(question, min_score=0.0).results
+        assert not any(h.explanation.folded for h in apart)
+        assert [h for h in apart[1:] if h.start_line <= 35 <= h.end_line]  # cited twice

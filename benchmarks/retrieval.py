@@ -62,7 +62,7 @@ CONFIGS: tuple[Config, ...] = (
                           "0.7 cosine + 0.3 keyword coverage (the score) + 0.1 keyword strength + "
                           "0.2 for a named date (ordering), a dialogue's lines compared too, "
                           "relevance gate 0.15, citations of at least 5 lines around the best "
-                          "line"),
+                          "line, one hit per passage"),
     Config("keyword-only", {"embedding": {"provider": "none"}}, "FTS5 BM25 alone"),
     Config("minilm", {"embedding": {"provider": "local", "model": "all-MiniLM-L6-v2"}},
            "all-MiniLM-L6-v2 int8 (English), 256-wordpiece windows mean-pooled"),
@@ -75,7 +75,8 @@ CONFIGS: tuple[Config, ...] = (
            "USE, absolute fusion 0.5 cosine + 0.5 coverage (ranks LoCoMo best, AUC 0.94)"),
     Config("use-vector", {"search": {"hybrid": False}}, "USE, vector side alone"),
     Config("stop-21", {"search": {"strength_weight": 0.0, "date_weight": 0.0,
-                                  "citation_lines": 0, "query_lines_weight": 0.0}},
+                                  "citation_lines": 0, "query_lines_weight": 0.0,
+                                  "merge_overlaps": False}},
            "the default until this session: no keyword strength, dates or query lines; "
            "whole chunks"),
     Config("no-strength", {"search": {"strength_weight": 0.0}},
@@ -85,6 +86,8 @@ CONFIGS: tuple[Config, ...] = (
            "the default, a question of several lines compared as a whole only"),
     Config("whole-chunks", {"search": {"citation_lines": 0}},
            "the default, citing whole chunks (before line-exact citations)"),
+    Config("no-merge", {"search": {"merge_overlaps": False}},
+           "the default, overlapping citations of one file left as separate hits"),
     Config("use-c200", {"chunking": {"tokens": 200, "overlap": 40}},
            "USE, 200-token chunks (fewer lines, lower recall)"),
 )

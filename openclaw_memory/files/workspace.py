@@ -33,6 +33,7 @@ __all__ = [
     "PathKind",
     "ResolvedPath",
     "Workspace",
+    "dated_name",
     "is_daily",
     "memory_kind",
     "path_components",
@@ -46,6 +47,7 @@ IGNORED_DIR_NAMES = frozenset({".git", "node_modules", ".venv", "venv", "__pycac
 _ROOT_MEMORY_FILES = ("MEMORY.md", "memory.md")
 _MEMORY_DIR = "memory"
 _DAILY_RE = re.compile(r"(?:^|/)memory/(\d{4})-(\d{2})-(\d{2})\.md$")
+_DATED_NAME_RE = re.compile(r"(?:^|/)(\d{4})-(\d{2})-(\d{2})\.md$")
 # Control characters and backslashes: never legitimate in an agent-supplied path, and a
 # backslash would mean a Windows separator that POSIX treats as a file-name character.
 _BAD_PATH_CHARS = re.compile(r"[\x00-\x1f\x7f\\]")
@@ -74,7 +76,16 @@ def is_daily(rel_path: str) -> date | None:
 
     Impossible dates such as ``2024-02-30`` are not daily files: they get no temporal decay.
     """
-    match = _DAILY_RE.search(rel_path)
+    return _valid_date(_DAILY_RE.search(rel_path))
+
+
+def dated_name(rel_path: str) -> date | None:
+    """The date a Markdown file is named after (``YYYY-MM-DD.md`` in any folder: a user's
+    daily notes under ``memory/users/<id>/`` too), else ``None``."""
+    return _valid_date(_DATED_NAME_RE.search(rel_path))
+
+
+def _valid_date(match: re.Match[str] | None) -> date | None:
     if match is None:
         return None
     try:

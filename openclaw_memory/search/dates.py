@@ -20,6 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from openclaw_memory.files.workspace import dated_name
+
 __all__ = ["DateWindow", "about_a_period", "file_date", "in_windows", "question_dates"]
 
 _MONTHS = {name: i for i, name in enumerate(
@@ -51,7 +53,6 @@ _ZH_DAY = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]")
 _ZH_MONTH = re.compile(r"(\d{4})年(\d{1,2})月(?!\d)")
 _ZH_YEAR = re.compile(r"(\d{4})年(?!\d{1,2}月)")
 _WORD_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-_FILE_DATE = re.compile(r"(?:^|/)(\d{4})-(\d{2})-(\d{2})\.md$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,15 +216,7 @@ def about_a_period(query: str) -> bool:
     return not [w for w in words if w not in _PERIOD_WORDS and not w.isdigit()]
 
 
-def file_date(path: str) -> date | None:
-    """The date in a daily file's name (``.../YYYY-MM-DD.md``), else None."""
-    match = _FILE_DATE.search(path)
-    if match is None:
-        return None
-    try:
-        return date(int(match[1]), int(match[2]), int(match[3]))
-    except ValueError:
-        return None
+file_date = dated_name
 
 
 def in_windows(path: str, windows: Sequence[DateWindow]) -> bool:

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import random
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.store.connection import probe_driver
@@ -25,24 +28,9 @@ def _open(ws: Path, index: Path) -> MemoryIndex:
                             sync={"on_search": False})
 
 
-def test_a_sync_over_unchanged_files_finds_the_damage_and_rebuilds(tmp_path: Path) -> None:
-    write_workspace(tmp_path / "ws", files=8)
-    index = tmp_path / "i.sqlite"
-    with _open(tmp_path / "ws", index) as memory:
-        memory.sync()
-    _garble_keyword_pages(index)
-    with _open(tmp_path / "ws", index) as memory:
-        report = memory.sync()
-        assert report.indexed == 8  # rebuilt, not "8 unchanged"
-        hits = memory.search("invoice billing").results
-        assert hits and not [n for n in memory.search("invoice").notes if "failed" in n]
-        assert any("keyword index is damaged" in n for n in memory.status()["notes"])
-    assert list(tmp_path.glob("i.sqlite.corrupt-*"))  # set aside, never deleted
-
-
 def _garble_into_an_absurd_allocation(index: Path) -> None:
-    """Garbage that makes FTS5 ask for gigabytes: SQLite reports NOMEM, not CORRUPT (the
-    random garbling above does this about one time in five; this seed always does)."""
+    """Garbage that makes FTS5 ask for gigabytes: SQLite reports NOMEM, not CORRUPT (random
+    garbling does this about one time in five; this seed always does)."""
     driver = probe_driver()
     con = driver.module.connect(str(index))
     rng = random.Random(33)
@@ -60,16 +48,22 @@ def _garble_into_an_absurd_allocation(index: Path) -> None:
         con.close()
 
 
-def test_damage_that_makes_sqlite_run_out_of_memory_is_treated_as_damage(tmp_path: Path) -> None:
+@pytest.mark.parametrize("garble", [_garble_keyword_pages, _garble_into_an_absurd_allocation],
+                         ids=["random-pages", "out-of-memory"])
+def test_a_sync_over_unchanged_files_finds_the_damage_and_rebuilds(
+        tmp_path: Path, garble: Callable[[Path], None]) -> None:
     write_workspace(tmp_path / "ws", files=8)
     index = tmp_path / "i.sqlite"
     with _open(tmp_path / "ws", index) as memory:
         memory.sync()
-    _garble_into_an_absurd_allocation(index)
+    garble(index)
     with _open(tmp_path / "ws", index) as memory:
-        assert memory.sync().indexed == 8
-        assert memory.search("invoice billing").results
-    assert list(tmp_path.glob("i.sqlite.corrupt-*"))
+        report = memory.sync()
+        assert report.indexed == 8  # rebuilt, not "8 unchanged"
+        hits = memory.search("invoice billing").results
+        assert hits and not [n for n in memory.search("invoice").notes if "failed" in n]
+        assert any("keyword index is damaged" in n for n in memory.status()["notes"])
+    assert list(tmp_path.glob("i.sqlite.corrupt-*"))  # set aside, never deleted
 
 
 def test_a_search_that_hits_damage_repairs_the_index_and_answers(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -130,30 +130,40 @@ def _week(monday: date) -> DateWindow:
     return DateWindow(monday, monday + timedelta(days=6))
 
 
-def _relative_phrases(today: date) -> list[tuple[Iterable[str], DateWindow | None]]:
-    monday = today - timedelta(days=today.weekday())
-    first = today.replace(day=1)
-    last_month_end = first - timedelta(days=1)
-    return [
-        (("day before yesterday", "前天"), _day_at(today - timedelta(days=2))),
-        (("yesterday", "昨天", "昨日"), _day_at(today - timedelta(days=1))),
-        (("today", "this morning", "tonight", "今天", "今日"), DateWindow(today, today)),
-        (("last week", "previous week", "上周", "上星期", "上个星期"), _week(monday - timedelta(7))),
-        (("this week", "本周", "这周", "这个星期"), DateWindow(monday, today)),
-        (("last month", "previous month", "上个月", "上月"),
-         DateWindow(last_month_end.replace(day=1), last_month_end)),
-        (("this month", "本月", "这个月"), DateWindow(first, today)),
-        (("last year", "去年"), DateWindow(date(today.year - 1, 1, 1), date(today.year - 1, 12, 31))),
-        (("this year", "今年"), DateWindow(date(today.year, 1, 1), today)),
-    ]
+def _day_at(day: date) -> DateWindow:
+    return DateWindow(day, day)
+
+
+def _monday(today: date) -> date:
+    return today - timedelta(days=today.weekday())
+
+
+def _last_month(today: date) -> DateWindow:
+    end = today.replace(day=1) - timedelta(days=1)
+    return DateWindow(end.replace(day=1), end)
+
+
+# Relative periods: the words that name one, and the period they name from the user's today.
+_RELATIVE: tuple[tuple[tuple[str, ...], Callable[[date], DateWindow]], ...] = (
+    (("day before yesterday", "前天"), lambda t: _day_at(t - timedelta(days=2))),
+    (("yesterday", "昨天", "昨日"), lambda t: _day_at(t - timedelta(days=1))),
+    (("today", "this morning", "tonight", "今天", "今日"), _day_at),
+    (("last week", "previous week", "上周", "上星期", "上个星期"),
+     lambda t: _week(_monday(t) - timedelta(7))),
+    (("this week", "本周", "这周", "这个星期"), lambda t: DateWindow(_monday(t), t)),
+    (("last month", "previous month", "上个月", "上月"), _last_month),
+    (("this month", "本月", "这个月"), lambda t: DateWindow(t.replace(day=1), t)),
+    (("last year", "去年"), lambda t: DateWindow(date(t.year - 1, 1, 1), date(t.year - 1, 12, 31))),
+    (("this year", "今年"), lambda t: DateWindow(date(t.year, 1, 1), t)),
+)
 
 
 def _relative(query: str, today: date) -> list[DateWindow | None]:
     text = query.lower()
     found: list[DateWindow | None] = []
-    for words, window in _relative_phrases(today):
+    for words, period in _RELATIVE:
         if any(_phrase(text, w) for w in words):
-            found.append(window)
+            found.append(period(today))
             text = _drop(text, words)  # "day before yesterday" is not also "yesterday"
     for count, unit in _AGO.findall(text):
         n = _WORD_NUMBERS.get(count) or int(count)
@@ -165,10 +175,6 @@ def _relative(query: str, today: date) -> list[DateWindow | None]:
         back = (today.weekday() - _WEEKDAYS.index(name.lower()) - 1) % 7 + 1
         found.append(_day_at(today - timedelta(days=back)))
     return found
-
-
-def _day_at(day: date) -> DateWindow:
-    return DateWindow(day, day)
 
 
 def _phrase(text: str, phrase: str) -> bool:
@@ -209,8 +215,8 @@ def about_a_period(query: str) -> bool:
     text = query.lower()
     for pattern in _DATE_PATTERNS:
         text = pattern.sub(" ", text)
-    for words, _ in _relative_phrases(date.today()):
-        text = _drop(text, words)
+    for phrases, _ in _RELATIVE:
+        text = _drop(text, phrases)
     text = "".join(" " if ch in _PERIOD_CHARS else ch for ch in text)
     words = re.findall(r"\w+", text)
     return not [w for w in words if w not in _PERIOD_WORDS and not w.isdigit()]

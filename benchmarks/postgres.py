@@ -15,20 +15,28 @@ chunks/s here: an hour per million), then ``sync``, which builds the HNSW index)
 p50/p95 (wall ms) on both, keyword-only on both, write-to-searchable (a note written, then
 found by a search) and 1/2/4 concurrent clients (threads, each its own connection).
 
-Recall of the vector side (HNSW top-6 against exact top-6) is printed for two sets of vectors:
+Recall of the vector side (HNSW top-6 against exact top-6, over ef_search values) is printed
+for up to three sets of vectors, each indexed as the product indexes chunks (same HNSW
+parameters, same build memory):
 
+* N real passages embedded by the offline default model (``passages.py``: 1-6 consecutive
+  sentences of the installed Python's and packages' documentation), queried by 200 held-out
+  sentences: the figure the target is about, on vectors spread as real embeddings are;
 * the scaled notes themselves: every note there has N/483 copies whose vectors are its own
   plus noise, so each note is a tight cluster of hundreds of near-identical points, and the
   exact top 6 is which copies the noise put first; a graph index cannot tell them apart (nor
   can it cross between such clusters well), so this figure is a floor, not a forecast;
-* N distinct vectors in 200 topics (``_common.py``'s construction at 512 dims), queried by
-  200 vectors near random ones: the figure the target is about.
+* with ``--random-recall``, N random vectors in 200 topics (``_common.py``'s construction at
+  512 dims: isotropic noise in every dimension, the hardest case for a graph index).
+
+The scratch server runs with ``--shared-buffers`` (default 4GB: the 1M table's vectors are
+2 GB; a deployment sizes it to its data) and the HNSW build gets ``--index-build-mb``
+(``store.index_build_mb``). ``--dsn ... --keep`` reuses a workspace an earlier run loaded.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import sys
 import tempfile
@@ -42,6 +50,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import passages
 from _common import machine_report, percentile
 from scale import Tabled, build_workspace, load_sources
 from search_latency import K, _time_queries
@@ -50,7 +59,7 @@ from openclaw_memory import MemoryIndex, MemorySettings
 from openclaw_memory.indexing.chunking import chunk_text
 from openclaw_memory.postgres import PostgresMemory
 from openclaw_memory.postgres.documents import document_hash
-from openclaw_memory.postgres.search_side import EF_SEARCH
+from openclaw_memory.postgres.search_side import EF_SEARCH, HNSW_WITH, hnsw_build_mb
 from openclaw_memory.postgres.values import pg_body, vector_literal
 from openclaw_memory.search.pipeline import SearchRequest, run_search
 from openclaw_memory.store.db import chunk_id
@@ -110,12 +119,16 @@ def _copy_load(memory: PostgresMemory, scaled: Any, provider: Tabled) -> None:
             (ws, memory.text_config))
 
 
-def _postgres(scaled: Any, provider: Tabled, dsn: str, budget: float, name: str,
-              publish_max: int) -> dict[str, Any]:
+def _postgres(scaled: Any, provider: Tabled, dsn: str, args: Any, name: str,
+              model: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    budget = args.budget
     started = time.perf_counter()
-    with PostgresMemory.open(dsn, workspace=name, embedder=provider, timezone="UTC") as memory:
-        if scaled.chunks <= publish_max:
+    with PostgresMemory.open(dsn, workspace=name, embedder=provider, timezone="UTC",
+                             store={"index_build_mb": args.index_build_mb}) as memory:
+        if args.keep and int(memory.status()["chunks"]) >= scaled.chunks:
+            out["load"] = "kept from an earlier run"
+        elif scaled.chunks <= args.publish_max:
             memory.publish(scaled.ws)
             out["load"] = "publish"
         else:
@@ -138,7 +151,12 @@ def _postgres(scaled: Any, provider: Tabled, dsn: str, budget: float, name: str,
 
         out["keyword"] = _time_queries(keyword, scaled.questions, budget)
         out["recall"] = _recall(memory, scaled)
-        out["synthetic"] = _synthetic_recall(memory, scaled.chunks)
+        found = passages.load(scaled.chunks, model)
+        out["passages"] = (found.source, _table_recall(memory, found.vectors, found.queries,
+                                                       args.index_build_mb))
+        if args.random_recall:
+            vectors, queries = _random_vectors(scaled.chunks)
+            out["random"] = _table_recall(memory, vectors, queries, args.index_build_mb)
         out["write_to_search_ms"] = _write_to_search(memory, provider)
     out["clients"] = {n: _clients(dsn, name, provider, scaled.questions, n, budget)
                       for n in (1, 2, 4)}
@@ -174,51 +192,56 @@ def _original(path: str) -> str:
     return path.split("/", 2)[-1]  # memory/c00012/<the original's path>
 
 
-def _synthetic_recall(memory: PostgresMemory, n: int) -> dict[int, tuple[float, float]]:
-    """{ef_search: (recall@6, p50 ms)} on n distinct topic-clustered vectors (module doc)."""
+def _random_vectors(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """n random unit vectors in 200 topics (module doc) and 200 queries near some of them."""
     rng = np.random.default_rng(5)
     centroids = rng.standard_normal((200, 512)).astype(np.float32)
-    out: dict[int, tuple[float, float]] = {}
-    with memory.db.transaction("synthetic") as conn:
-        conn.execute("create table if not exists openclaw_memory.bench_vectors "
-                     "(id bigserial primary key, v vector(512))")
-        conn.execute("truncate openclaw_memory.bench_vectors")
+    block = centroids[rng.integers(0, 200, n)] + 0.9 * rng.standard_normal(
+        (n, 512)).astype(np.float32)
+    block /= np.linalg.norm(block, axis=1, keepdims=True)
+    queries = block[rng.integers(0, n, 200)] + 0.06 * rng.standard_normal((200, 512))
+    return block, (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
+
+
+EF_SWEEP = (40, 100, EF_SEARCH, 400, 800)
+
+
+def _table_recall(memory: PostgresMemory, vectors: np.ndarray, queries: np.ndarray,
+                  build_cap_mb: int) -> dict[int, tuple[float, float]]:
+    """{ef_search: (recall@6, p50 ms)} of an HNSW index built as the product builds its own
+    (same parameters and build memory) over ``vectors``, against exact search."""
+    n, dims = vectors.shape
+    with memory.db.transaction("bench vectors") as conn:
+        conn.execute("drop table if exists openclaw_memory.bench_vectors")
+        conn.execute(f"create table openclaw_memory.bench_vectors "
+                     f"(id bigserial primary key, v vector({dims}))")
         with conn.cursor().copy("copy openclaw_memory.bench_vectors (v) from stdin") as cp:
-            for start in range(0, n, 50_000):
-                size = min(50_000, n - start)
-                block = centroids[rng.integers(0, 200, size)] + 0.9 * rng.standard_normal(
-                    (size, 512)).astype(np.float32)
-                for row in block / np.linalg.norm(block, axis=1, keepdims=True):
-                    cp.write_row((vector_literal(row),))
-        conn.execute("set local maintenance_work_mem = '1GB'")
+            for row in vectors:
+                cp.write_row((vector_literal(row),))
+        conn.execute(f"set local maintenance_work_mem = '{hnsw_build_mb(n, dims, build_cap_mb)}MB'")
         conn.execute("create index on openclaw_memory.bench_vectors using hnsw "
-                     "(v vector_cosine_ops)")
-    picks = rng.integers(1, n + 1, 200)
-    rows = memory.db.conn.execute("select v::text from openclaw_memory.bench_vectors where "
-                                  "id = any(%s)", (list(map(int, picks)),)).fetchall()
-    queries = []
-    for (text,) in rows:
-        v = np.array(json.loads(text), np.float32) + 0.06 * rng.standard_normal(512)
-        queries.append(vector_literal(v / np.linalg.norm(v)))
+                     f"(v vector_cosine_ops) {HNSW_WITH}")
+    literals = [vector_literal(q) for q in queries]
     sql = "select id from openclaw_memory.bench_vectors order by v <=> %s::vector limit 6"
     exact = []
-    for q in queries:
+    for q in literals:
         with memory.db.transaction("exact") as conn:
             conn.execute("set local enable_indexscan = off")
             # Never prepared: a plan cached under enable_indexscan=off would serve the HNSW
             # loop below too (psycopg prepares a statement run five times).
             exact.append({i for (i,) in conn.execute(sql, (q,), prepare=False)})
-    for ef in sorted({40, EF_SEARCH, 200}):
+    out: dict[int, tuple[float, float]] = {}
+    for ef in EF_SWEEP:
         hits, times = 0.0, []
         with memory.db.transaction("hnsw") as conn:  # one statement per query is timed
             conn.execute(f"set local hnsw.ef_search = {ef}")
             conn.execute("set local enable_seqscan = off")
-            for q, want in zip(queries, exact, strict=True):
+            for q, want in zip(literals, exact, strict=True):
                 t0 = time.perf_counter()
                 got = {i for (i,) in conn.execute(sql, (q,), prepare=False)}
                 times.append((time.perf_counter() - t0) * 1000)
                 hits += len(got & want) / K
-        out[ef] = (hits / len(queries), percentile(times, 50))
+        out[ef] = (hits / len(literals), percentile(times, 50))
     memory.db.conn.execute("drop table openclaw_memory.bench_vectors")
     return out
 
@@ -277,30 +300,42 @@ def _clients(dsn: str, name: str, provider: Tabled, questions: list[str], n: int
     return len(latencies) / (time.perf_counter() - started), percentile(latencies, 50)
 
 
-def run(n: int, dsn: str, model: Any, tmp: Path, budget: float, publish_max: int) -> None:
+def run(n: int, dsn: str, model: Any, tmp: Path, args: Any) -> None:
     scaled = build_workspace(load_sources(), n, tmp / f"ws-{n}", model)
     provider = _Open(scaled.table, int(scaled.vectors.shape[1]))
-    print(f"\n## {scaled.chunks} chunks, {len(scaled.questions)} questions")
-    lite = _sqlite(scaled, provider, tmp, budget)
-    pg = _postgres(scaled, provider, dsn, budget, f"bench{n}", publish_max)
-    print(f"load: SQLite sync {lite['load_s']:.1f} s; Postgres {pg['load']} {pg['publish_s']:.1f} s "
-          f"+ sync (HNSW index, statistics) {pg['index_s']:.1f} s")
+    print(f"\n## {scaled.chunks} chunks, {len(scaled.questions)} questions", flush=True)
+    lite = None if args.skip_sqlite else _sqlite(scaled, provider, tmp, args.budget)
+    pg = _postgres(scaled, provider, dsn, args, f"bench{n}", model)
+    if lite:
+        print(f"load: SQLite sync {lite['load_s']:.1f} s")
+    print(f"load: Postgres {pg['load']} {pg['publish_s']:.1f} s + sync (HNSW index, "
+          f"statistics) {pg['index_s']:.1f} s")
     print("                      p50 ms  p95 ms")
-    print(f"SQLite   hybrid      {_fmt(lite['hybrid'])}")
+    if lite:
+        print(f"SQLite   hybrid      {_fmt(lite['hybrid'])}")
     print(f"Postgres hybrid      {_fmt(pg['hybrid'])}   target p50 <= {TARGET_P50_MS:g} (at 1M)")
-    print(f"SQLite   keyword     {_fmt(lite['keyword'])}")
+    if lite:
+        print(f"SQLite   keyword     {_fmt(lite['keyword'])}")
     print(f"Postgres keyword     {_fmt(pg['keyword'])}")
     strict, notes = pg["recall"]
     print(f"Postgres vector recall@{K} vs exact, scaled notes (near-copy clusters): {strict:.3f} "
           f"same chunks, {notes:.3f} same notes")
-    for ef, (recall, ms) in pg["synthetic"].items():
-        mark = " (default)" if ef == EF_SEARCH else ""
-        print(f"Postgres vector recall@{K} vs exact, {scaled.chunks} distinct vectors, ef_search "
-              f"{ef}{mark}: {recall:.3f} (target >= {TARGET_RECALL}), {ms:.1f} ms p50")
+    source, sweep = pg["passages"]
+    _print_sweep(f"{source} (real embeddings)", sweep)
+    if "random" in pg:
+        _print_sweep(f"{n} random vectors in 200 topics", pg["random"])
     print(f"write -> searchable (write + first search that finds it): "
           f"{pg['write_to_search_ms']:.1f} ms p50")
     for clients, (qps, p50) in pg["clients"].items():
         print(f"{clients} concurrent client(s): {qps:6.1f} searches/s, p50 {p50:.1f} ms")
+
+
+def _print_sweep(what: str, sweep: dict[int, tuple[float, float]]) -> None:
+    print(f"Postgres HNSW ({HNSW_WITH}) recall@{K} vs exact on {what}:")
+    for ef, (recall, ms) in sweep.items():
+        mark = " (default)" if ef == EF_SEARCH else ""
+        print(f"  ef_search {ef:4d}{mark:10s} recall {recall:.3f} (target >= "
+              f"{TARGET_RECALL}), {ms:.1f} ms p50")
 
 
 def main() -> None:
@@ -308,6 +343,14 @@ def main() -> None:
     ap.add_argument("--sizes", default="100000")
     ap.add_argument("--budget", type=float, default=8.0)
     ap.add_argument("--dsn", default=None, help="a scratch database (default: start one)")
+    ap.add_argument("--keep", action="store_true",
+                    help="with --dsn: reuse a workspace an earlier run loaded")
+    ap.add_argument("--skip-sqlite", action="store_true")
+    ap.add_argument("--random-recall", action="store_true",
+                    help="also measure HNSW recall on random vectors (another index build)")
+    ap.add_argument("--shared-buffers", default="4GB", help="the scratch server's")
+    ap.add_argument("--index-build-mb", type=int, default=3072,
+                    help="store.index_build_mb for the HNSW builds")
     ap.add_argument("--publish-max", type=int, default=200_000,
                     help="largest size loaded through publish; larger ones use COPY")
     args = ap.parse_args()
@@ -317,15 +360,17 @@ def main() -> None:
         with MemoryIndex.open(Path(__file__).resolve().parent.parent / "notebooks" / "data"
                               / "kestrel-team", index_path=tmp / "probe.sqlite") as probe:
             model = probe.provider
+            sizes = [int(s) for s in args.sizes.split(",")]
             if args.dsn:
-                for n in (int(s) for s in args.sizes.split(",")):
-                    run(n, args.dsn, model, tmp, args.budget, args.publish_max)
+                for n in sizes:
+                    run(n, args.dsn, model, tmp, args)
                 return
             from openclaw_memory.postgres.scratch import running_postgres
 
-            with running_postgres() as server:
-                for n in (int(s) for s in args.sizes.split(",")):
-                    run(n, server.dsn, model, tmp, args.budget, args.publish_max)
+            with running_postgres({"shared_buffers": args.shared_buffers}) as server:
+                print(f"scratch server: shared_buffers {args.shared_buffers}")
+                for n in sizes:
+                    run(n, server.dsn, model, tmp, args)
 
 
 if __name__ == "__main__":

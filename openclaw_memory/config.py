@@ -243,6 +243,11 @@ class StoreSettings(_Frozen):
         "default", min_length=1, max_length=200,
         description="postgres: this workspace's name in the shared database (one per agent "
         "or user); every query is scoped to it.")
+    index_build_mb: int = Field(
+        1024, ge=64, description="postgres: the most memory (MB) the server may use to build "
+        "the HNSW index (maintenance_work_mem, only while it builds, never more than the "
+        "graph needs). A graph that does not fit is built several times slower: 1M chunks "
+        "of 512 dims need about 2 600 MB.")
 
 
 class SyncSettings(_Frozen):

@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from openclaw_memory import MemoryIndex
-from openclaw_memory.search.dates import DateWindow, file_date, in_windows, question_dates
+from openclaw_memory.search.dates import (
+    DateWindow,
+    file_date,
+    in_windows,
+    name_filter,
+    question_dates,
+)
 
 TODAY = date(2026, 11, 24)  # a Tuesday
 
@@ -76,6 +82,51 @@ def test_daily_files_are_matched_by_the_date_in_their_name() -> None:
     assert in_windows("memory/2022-05-12.md", may) and in_windows("memory/2023-05-01.md", may)
     assert not in_windows("memory/2022-06-01.md", may) and not in_windows("MEMORY.md", may)
     assert file_date("memory/2022-02-30.md") is None
+
+
+def test_the_quick_name_filter_keeps_every_file_in_windows_and_drops_the_others() -> None:
+    windows = (DateWindow(date(2022, 4, 30), date(2022, 5, 2)), DateWindow(month=12))
+    test = name_filter(windows)
+    kept = ["memory/2022-04-30.md", "memory/2022-05-02.md", "memory/users/a/2022-05-01.md",
+            "memory/2019-12-31.md", "memory/2022-12-01.md"]
+    dropped = ["memory/2022-04-29.md", "memory/2022-05-03.md", "memory/2023-05-01.md",
+               "memory/2022-11-30.md", "MEMORY.md"]
+    assert all(test(p) for p in kept) and not any(test(p) for p in dropped)
+    # the filter agrees with in_windows on real dates; in_windows alone rejects 30 February
+    assert all(in_windows(p, windows) for p in kept)
+    assert not name_filter((DateWindow(month=5),))("memory/2022-06-05.md")
+
+
+_PERIODS = [
+    (DateWindow(date(2026, 3, 2), date(2026, 3, 3)),),
+    (DateWindow(month=4),),
+    (DateWindow(date(2026, 1, 1), date(2026, 1, 31)), DateWindow(month=3)),
+    (DateWindow(date(2030, 1, 1), date(2030, 12, 31)),),
+]
+
+
+@pytest.mark.parametrize("windows", _PERIODS)
+def test_both_backends_list_the_daily_files_of_the_periods_asked_about(
+        pg_dsn: str, diary: Path, tmp_path: Path, windows: tuple[DateWindow, ...]) -> None:
+    from openclaw_memory.postgres import PostgresMemory
+
+    files = sorted(p.relative_to(diary).as_posix() for p in diary.rglob("*.md"))
+    expected = sorted(p for p in files if in_windows(p, windows))
+    with MemoryIndex.open(diary, index_path=tmp_path / "i.sqlite",
+                          embedding={"provider": "none"}) as memory:
+        memory.sync()
+        lite = memory.store.daily_paths(windows)
+        assert sorted(p for p in lite if in_windows(p, windows)) == expected
+        assert sorted(memory.store.daily_paths(windows, "memory/2026-01")) == [
+            p for p in expected if p.startswith("memory/2026-01")]
+    with PostgresMemory.open(pg_dsn, workspace="diary-days", timezone="UTC",
+                             embedding={"provider": "none"}) as memory:
+        memory.publish(diary)
+        found = memory.index.daily_paths(windows)
+        assert sorted(p for p in found if in_windows(p, windows)) == expected
+        assert len(found) == len(expected)  # the index's range read returns nothing else
+        assert sorted(memory.index.daily_paths(windows, "memory/2026-01")) == [
+            p for p in expected if p.startswith("memory/2026-01")]
 
 
 @pytest.fixture()

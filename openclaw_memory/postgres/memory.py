@@ -50,7 +50,7 @@ from openclaw_memory.memory_base import ChatType, Memory
 from openclaw_memory.postgres.connection import Database
 from openclaw_memory.postgres.documents import DocumentIndexer, document_hash
 from openclaw_memory.postgres.schema import SCHEMA, SCHEMA_VERSION, migrate, text_config
-from openclaw_memory.postgres.search_side import PostgresIndex
+from openclaw_memory.postgres.search_side import HNSW_WITH, PostgresIndex, hnsw_build_mb
 from openclaw_memory.postgres.space import DatabaseSpace
 from openclaw_memory.postgres.tenant import open_tenant
 from openclaw_memory.search.pipeline import SearchRequest, run_search
@@ -284,12 +284,21 @@ class PostgresMemory(Memory):
         with self.db.transaction("cannot create the vector index") as conn:
             if conn.execute("select to_regclass(%s)", (f"{SCHEMA}.{name}",)).fetchone()[0]:
                 return False
-            # Building the graph of 1M 512-d vectors in 64 MB (the server's default) spills
-            # and takes several times longer; 1 GB is held only while it builds.
-            conn.execute("set local maintenance_work_mem = '1GB'")
+            # A graph that does not fit maintenance_work_mem (64 MB by default) is built
+            # several times slower; what it needs is asked for, up to the setting, and held
+            # only while it builds.
+            conn.execute(f"set local maintenance_work_mem = '{self._build_mb(conn, dims)}MB'")
             conn.execute(f"create index if not exists {name} on {SCHEMA}.chunks using hnsw "
-                         f"((embedding::vector({dims})) vector_cosine_ops) where dims = {dims}")
+                         f"((embedding::vector({dims})) vector_cosine_ops) {HNSW_WITH} "
+                         f"where dims = {dims}")
         return True
+
+    def _build_mb(self, conn: Any, dims: int) -> int:
+        # Counted over every workspace (a count, no rows read out): the index of a width is
+        # shared by all of them.
+        count = int(conn.execute(f"select count(*) from {SCHEMA}.chunks "
+                                 f"where dims = {dims}").fetchone()[0])
+        return hnsw_build_mb(count, dims, self.settings.store.index_build_mb)
 
     # -- reading ------------------------------------------------------------------------------
     def search(self, query: str, *, max_results: int | None = None,

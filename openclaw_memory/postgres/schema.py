@@ -76,6 +76,13 @@ MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
               asciiword, asciihword, hword_asciipart, word, hword, hword_part
               with {SCHEMA}.english_stem_all""",
     )),
+    (2, "dated file names indexed", (
+        # Questions naming a date read the daily files of that period: found by the name's
+        # last 13 characters (YYYY-MM-DD.md, compared bytewise: names of one shape sort as
+        # their dates do) instead of reading every dated path of the workspace.
+        f"""create index documents_day on {SCHEMA}.documents
+              (workspace, (right(path, 13)) collate "C") where path like '%-__-__.md'""",
+    )),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -124,8 +124,10 @@ def _wait_ready(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
 
 
 @contextlib.contextmanager
-def running_postgres() -> Iterator[PostgresServer]:
-    """Start a fresh cluster, yield it with pgvector available, stop and delete it."""
+def running_postgres(settings: dict[str, str] | None = None) -> Iterator[PostgresServer]:
+    """Start a fresh cluster, yield it with pgvector available, stop and delete it.
+
+    ``settings`` are server settings (``{"shared_buffers": "4GB"}``) passed with ``-c``."""
     bin_dir = _binaries()
     base = Path(tempfile.mkdtemp(prefix="ocm-pg-"))
     os.chmod(base, 0o755)  # the server's user must reach its folders
@@ -143,7 +145,8 @@ def running_postgres() -> Iterator[PostgresServer]:
             process = subprocess.Popen(
                 _command([str(bin_dir / "postgres"), "-D", str(data), "-p", str(port),
                           "-k", str(sockets), "-c", "listen_addresses=127.0.0.1",
-                          "-c", "fsync=off", "-c", "max_connections=100"], base),
+                          "-c", "fsync=off", "-c", "max_connections=100",
+                          *_settings(settings or {})], base),
                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         server = PostgresServer(f"postgresql://postgres@127.0.0.1:{port}/postgres", port, data,
                                 process, log)
@@ -156,11 +159,22 @@ def running_postgres() -> Iterator[PostgresServer]:
         shutil.rmtree(base, ignore_errors=True)
 
 
+def _settings(settings: dict[str, str]) -> list[str]:
+    out = []
+    for name, value in settings.items():
+        if not name.replace("_", "").replace(".", "").isalnum():
+            raise ConfigError(f"not a server setting name: {name!r}")
+        out += ["-c", f"{name}={value}"]
+    return out
+
+
 def main() -> None:  # pragma: no cover - an interactive helper
     # SIGTERM (a service manager, `kill`) stops the server and deletes it like Ctrl-C does,
     # instead of leaving it running orphaned.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    with running_postgres() as server:
+    # name=value arguments are server settings: python -m ... shared_buffers=4GB
+    pairs = dict(arg.split("=", 1) for arg in sys.argv[1:] if "=" in arg)
+    with running_postgres(pairs) as server:
         print(server.dsn, flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             server.process.wait()

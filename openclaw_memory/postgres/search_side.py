@@ -35,16 +35,27 @@ from openclaw_memory.postgres.tenant import Tenant
 from openclaw_memory.postgres.term_counts import TermCounts
 from openclaw_memory.postgres.values import pg_body, vector_literal
 from openclaw_memory.search.coverage import idf
+from openclaw_memory.search.dates import DateWindow
 from openclaw_memory.search.textsearch import parse_match
 from openclaw_memory.store.db import ChunkRow
 from openclaw_memory.store.keyword_side import QueryTimeoutError
 from openclaw_memory.store.paths import prefix_range
 
-__all__ = ["EF_SEARCH", "PostgresIndex"]
+__all__ = ["EF_SEARCH", "HNSW_WITH", "PostgresIndex", "hnsw_build_mb"]
 
 _K1, _B = 1.2, 0.75  # BM25's usual constants, FTS5's too
 
 EF_SEARCH = 200  # HNSW candidate list: recall@6 0.97 vs exact at 100k (benchmarks/postgres.py)
+_M, _EF_CONSTRUCTION = 16, 64  # the graph's links per element and build candidate list
+HNSW_WITH = f"with (m = {_M}, ef_construction = {_EF_CONSTRUCTION})"
+
+
+def hnsw_build_mb(count: int, dims: int, cap_mb: int) -> int:
+    """maintenance_work_mem (MB) for building the graph of ``count`` vectors: each element
+    holds its vector and up to 2m neighbour links at layer 0 (pgvector's layout), plus a
+    quarter for upper layers and bookkeeping; never above ``cap_mb``."""
+    need = count * (8 + 4 * dims + 2 * _M * 8) * 1.25 / 2**20
+    return int(max(64, min(cap_mb, need)))
 
 
 class PostgresIndex:
@@ -254,11 +265,30 @@ class PostgresIndex:
             f"and dims = {dims}", {"q": vector_literal(query), "ids": list(rowids)})
         return {int(i): float(s) for i, s in rows}
 
-    def daily_paths(self, path_prefix: str | None = None) -> list[str]:
+    def daily_paths(self, windows: Sequence[DateWindow],
+                    path_prefix: str | None = None) -> list[str]:
+        """Found through ``documents_day`` (the workspace's dated names, migration 2): a
+        million-chunk workspace holds half a million dated files, too many to read out."""
+        params: dict[str, Any] = {}
+        tests = []
+        for i, window in enumerate(windows):
+            bounds = window.name_range()
+            if bounds is None:  # a month of any year: the workspace's dated names, filtered
+                params[f"m{i}"] = f"-{window.month:02d}-"
+                tests.append(f"substr(right(path, 13), 5, 4) = %(m{i})s")
+            else:
+                params[f"lo{i}"], params[f"hi{i}"] = bounds
+                tests.append(f"right(path, 13) collate \"C\" between %(lo{i})s and %(hi{i})s")
+        if not tests:
+            return []
+        where = ""
+        if path_prefix is not None:
+            params["lo"], params["hi"] = prefix_range(path_prefix)
+            where = " and path >= %(lo)s and path < %(hi)s"
         rows = self.tenant.rows(
             f"select path from {SCHEMA}.documents where workspace = %(ws)s "
-            f"and path like '%%-__-__.md'", {})
-        return [str(r[0]) for r in rows if path_prefix is None or str(r[0]).startswith(path_prefix)]
+            f"and path like '%%-__-__.md' and ({' or '.join(tests)}){where}", params)
+        return [str(r[0]) for r in rows]
 
     def chunk_keys(self, paths: Sequence[str]) -> list[int]:
         if not paths:

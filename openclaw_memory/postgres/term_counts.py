@@ -52,8 +52,9 @@ class TermCounts:
         now = time.monotonic()
         total = self._workspace_total(now)
         with self._lock:
-            known = {t: c for t, (at, c) in self._counts.items()
-                     if now - at <= TTL_S and t in terms}
+            # Looked up by term: the remembered counts grow with every word ever asked.
+            known = {t: entry[1] for t in set(terms)
+                     if (entry := self._counts.get(t)) is not None and now - entry[0] <= TTL_S}
         missing = [t for t in dict.fromkeys(terms) if t not in known]
         if missing:
             estimated = self._estimates(missing, total, now)

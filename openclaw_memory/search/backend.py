@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from openclaw_memory.search.dates import DateWindow
 from openclaw_memory.store.db import ChunkRow
 
 __all__ = ["SearchBackend"]
@@ -43,8 +44,11 @@ class SearchBackend(Protocol):
 
     def chunks(self, rowids: Sequence[int]) -> dict[int, ChunkRow]: ...
 
-    def daily_paths(self, path_prefix: str | None = None) -> list[str]:
-        """Indexed Markdown notes named as a date (``.../YYYY-MM-DD.md``)."""
+    def daily_paths(self, windows: Sequence[DateWindow],
+                    path_prefix: str | None = None) -> list[str]:
+        """Indexed Markdown notes named as a date (``.../YYYY-MM-DD.md``) that may fall in
+        ``windows`` (:func:`~openclaw_memory.search.dates.name_filter`; the caller checks
+        each with ``in_windows``)."""
         ...
 
     def chunk_keys(self, paths: Sequence[str]) -> list[int]: ...

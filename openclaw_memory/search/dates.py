@@ -69,6 +69,13 @@ class DateWindow:
             return day.month == self.month
         return self.start is not None and self.end is not None and self.start <= day <= self.end
 
+    def name_range(self) -> tuple[str, str] | None:
+        """The window as the first and last ``YYYY-MM-DD.md`` file names it holds (names of
+        one shape sort as their dates do), or None for a month of any year."""
+        if self.start is None or self.end is None:
+            return None
+        return f"{self.start.isoformat()}.md", f"{self.end.isoformat()}.md"
+
 
 def _day(year: int, month: int, day: int) -> DateWindow | None:
     try:
@@ -223,6 +230,19 @@ def about_a_period(query: str) -> bool:
 
 
 file_date = dated_name
+
+
+def name_filter(windows: Sequence[DateWindow]) -> Callable[[str], bool]:
+    """A quick test of a path's last 13 characters (``YYYY-MM-DD.md``) against ``windows``,
+    by comparing strings: what a backend holding many dated files filters with before
+    :func:`in_windows` decides (it also checks that the name is a real date)."""
+    ranges = [r for r in (w.name_range() for w in windows) if r is not None]
+    months = {f"-{w.month:02d}-" for w in windows if w.month is not None}
+
+    def test(path: str) -> bool:
+        name = path[-13:]
+        return any(lo <= name <= hi for lo, hi in ranges) or name[4:8] in months
+    return test
 
 
 def in_windows(path: str, windows: Sequence[DateWindow]) -> bool:

@@ -104,7 +104,8 @@ def _dated_candidates(store: SearchBackend, found: _Candidates, request: SearchR
     if not windows or found.query_vector is None:
         return {}
     try:
-        paths = [p for p in store.daily_paths(request.path_prefix) if in_windows(p, windows)
+        paths = [p for p in store.daily_paths(windows, request.path_prefix)
+                 if in_windows(p, windows)
                  and (request.path_filter is None or request.path_filter(p))]
         keys = store.chunk_keys(paths) if paths else []
         if not keys or len(keys) > _DATED_MAX:

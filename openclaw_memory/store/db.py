@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from openclaw_memory.errors import IndexCorruptError, StoreError
+from openclaw_memory.search.dates import DateWindow, name_filter
 from openclaw_memory.search.textsearch import fts_body
 from openclaw_memory.sessions.delta import SessionState
 from openclaw_memory.store.cache_rows import Identity, claim, copy_attached, identity_of, lookup, retire
@@ -357,11 +358,14 @@ class Store(KeywordQueries, VectorQueries):
             f"where rowid in ({placeholders(len(rowids))})", rowids)
         return {r[0]: ChunkRow(*r) for r in rows}
 
-    def daily_paths(self, path_prefix: str | None = None) -> list[str]:
-        """Indexed Markdown notes named as a date (``.../YYYY-MM-DD.md``), under a folder."""
+    def daily_paths(self, windows: Sequence[DateWindow],
+                    path_prefix: str | None = None) -> list[str]:
+        """Indexed Markdown notes named as a date in ``windows`` (``.../YYYY-MM-DD.md``),
+        under a folder; names compared as strings (a few hundred ns a file)."""
+        test = name_filter(windows)
         rows = self.query("select path from files where source = 'memory' "
                           "and path like '%-__-__.md'")
-        return [str(r[0]) for r in rows if path_prefix is None or str(r[0]).startswith(path_prefix)]
+        return [p for (p,) in rows if test(p) and (path_prefix is None or p.startswith(path_prefix))]
 
     def chunk_keys(self, paths: Sequence[str]) -> list[int]:
         """The chunks of these files."""

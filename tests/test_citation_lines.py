@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from openclaw_memory import MemoryIndex
-from openclaw_memory.search.citelines import ChunkLines, LineMatcher, cited_span
+from openclaw_memory.search.citelines import ChunkLines, LineMatcher, cited_span, cited_spans
 from openclaw_memory.search.hits import _cited_spans
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.store import ChunkRow
@@ -29,6 +29,21 @@ def test_the_line_holding_the_words_is_cited_with_its_neighbours() -> None:
     lines = FILLER[:12]
     lines[7] = "- Joanna adopted a rescue greyhound called Pixel."
     assert _span(lines, "What did Joanna name her greyhound?", start=40) == (45, 49)
+
+
+def test_the_hits_of_a_search_are_cited_together_as_each_would_be_alone() -> None:
+    chunks = []
+    for k, fact in enumerate(["- Joanna adopted a rescue greyhound called Pixel.",
+                              "- Nothing about dogs here at all.",
+                              "- Pixel the greyhound learned to sit on Tuesday."]):
+        lines = FILLER[:12]
+        lines[3 + 2 * k] = fact
+        chunks.append(_chunk(lines, start=1 + 100 * k))
+    chunks.append(_chunk(FILLER[:3], start=900))  # short: cited whole
+    terms = keyword_terms("What did Joanna name her greyhound?")
+    alone = [cited_span(c, terms, 5, LineMatcher()) for c in chunks]
+    assert cited_spans(chunks, terms, 5, LineMatcher()) == alone
+    assert alone[0] == (2, 6) and alone[1] == (101, 112) and alone[3] == (900, 902)
 
 
 def test_lines_nearly_as_good_as_the_best_widen_the_span() -> None:

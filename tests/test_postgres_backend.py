@@ -222,6 +222,31 @@ def test_common_terms_are_estimated_from_planner_statistics_and_rare_ones_counte
             "memory/n0.md", "memory/n1.md", "memory/n2.md"}
 
 
+def test_a_phrase_costs_every_chunk_holding_its_words_and_large_workspaces_count_it_so(
+        pg_dsn: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from openclaw_memory.postgres import term_counts
+    from openclaw_memory.search.keywords import candidate_query
+    from openclaw_memory.search.textsearch import keyword_terms
+
+    with _pg(pg_dsn) as memory:
+        for i in range(40):  # 找 and 一 in every note, never side by side
+            memory.put_document(f"memory/n{i}.md", f"我找了很久，第{i}天终于有一个答案。".encode())
+        memory.put_document("memory/sweater.md", "我找一件红毛衣。".encode())
+        pair, sweater = keyword_terms("找一")[0], keyword_terms("毛衣")[0]
+        # what the GIN index hands over for the pair: every chunk holding both characters
+        assert memory.index.term_costs([pair, sweater]) == {pair: 41, sweater: 1}
+        assert memory.index.term_statistics([pair])[1] == {pair: 1}  # small: counted exactly
+        monkeypatch.setattr(memory.index, "keyword_budgets", (20, 10))
+        memory.index.forget_counts()
+        plan = candidate_query(memory.index, [pair, sweater])
+        assert plan.expression is not None and "毛" in plan.expression
+        assert "找" not in plan.expression  # 41 chunks to read, over the budget of 20
+        monkeypatch.setattr(term_counts, "COUNT_CAP", 10)
+        memory.index.forget_counts()
+        # large: the scattered count (up to the cap), not the exact 1
+        assert memory.index.term_statistics([pair])[1] == {pair: 10}
+
+
 def test_hits_cite_the_lines_that_hold_the_words_as_with_sqlite(pg_dsn: str) -> None:
     filler = [f"- Standup {n}: nothing new on the roadmap." for n in range(1, 19)]
     lines = ["# 2026-03-02", "", *filler]

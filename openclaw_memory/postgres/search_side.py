@@ -211,6 +211,11 @@ class PostgresIndex:
         """(chunks in the workspace, chunks holding each term): postgres/term_counts.py."""
         return self._terms.statistics(terms)
 
+    def term_costs(self, terms: Sequence[str]) -> dict[str, int]:
+        """Rows a candidate query reads for each term (a phrase: every chunk holding all of
+        its lexemes, each checked for their order): what its match budget counts."""
+        return self._terms.costs(terms)
+
     def terms_in(self, terms: Sequence[str], rowids: Sequence[int]) -> dict[str, set[int]]:
         found: dict[str, set[int]] = {t: set() for t in terms}
         if not terms or not rowids:
@@ -290,11 +295,12 @@ class PostgresIndex:
             f"and path like '%%-__-__.md' and ({' or '.join(tests)}){where}", params)
         return [str(r[0]) for r in rows]
 
-    def chunk_keys(self, paths: Sequence[str]) -> list[int]:
+    def chunk_keys(self, paths: Sequence[str], limit: int | None = None) -> list[int]:
         if not paths:
             return []
         rows = self.tenant.rows(f"select id from {SCHEMA}.chunks where workspace = %(ws)s "
-                                f"and path = any(%(paths)s)", {"paths": list(paths)})
+                                f"and path = any(%(paths)s) limit %(limit)s",
+                                {"paths": list(paths), "limit": limit})
         return [int(r[0]) for r in rows]
 
     def chunks(self, rowids: Sequence[int]) -> dict[int, ChunkRow]:

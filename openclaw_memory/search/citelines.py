@@ -24,10 +24,12 @@ from dataclasses import dataclass
 from openclaw_memory.search.textsearch import fts_body, quote_term
 from openclaw_memory.store.connection import probe_driver
 
-__all__ = ["SLACK", "ChunkLines", "LineMatcher", "cited_span"]
+__all__ = ["SLACK", "ChunkLines", "LineMatcher", "cited_span", "cited_spans"]
 
 #: Lines whose coverage is within this of the best line's are cited too.
 SLACK = 0.34
+# Keys of the scratch table: chunk number * _STRIDE + line number (lines fit 32 bits).
+_STRIDE = 1 << 32
 # The index's default tokenizer: lines are matched as the keyword side matched their chunk.
 _TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -77,21 +79,38 @@ class ChunkLines:
 
 def cited_span(chunk: ChunkLines, terms: Sequence[str], min_lines: int,
                matcher: LineMatcher) -> tuple[int, int]:
-    """The (start, end) lines a hit on ``chunk`` cites; the whole chunk when no line holds a
+    """The (start, end) lines a hit on ``chunk`` cites: :func:`cited_spans` of one chunk."""
+    return cited_spans([chunk], terms, min_lines, matcher)[0]
+
+
+def cited_spans(chunks: Sequence[ChunkLines], terms: Sequence[str], min_lines: int,
+                matcher: LineMatcher) -> list[tuple[int, int]]:
+    """The (start, end) lines each hit cites; a chunk's whole span when no line holds a
     query term, when the chunk is already short, or when its text does not map onto its line
-    numbers (then nothing could be cited exactly)."""
+    numbers (then nothing could be cited exactly). The lines of every chunk are matched
+    together: one scratch-table query per term and search, not per term and hit."""
+    numbered: dict[int, dict[int, str]] = {}
+    for i, chunk in enumerate(chunks):
+        lines = chunk.text.split("\n")
+        if (min_lines > 0 and terms and len(lines) == chunk.end_line - chunk.start_line + 1
+                and len(lines) > min_lines):
+            numbered[i] = {chunk.start_line + k: line for k, line in enumerate(lines)
+                           if line.strip()}
+    keyed = {i * _STRIDE + n: line for i, lines in numbered.items() for n, line in lines.items()}
+    coverage = dict.fromkeys(keyed, 0.0)
+    for found in matcher.lookup(keyed, terms).values() if keyed else ():
+        for key in found:
+            coverage[key] += 1 / len(terms)
+    spans = []
+    for i, chunk in enumerate(chunks):
+        own = {key % _STRIDE: coverage[key] for key in coverage if key // _STRIDE == i} \
+            if i in numbered else {}
+        spans.append(_span(chunk, own, min_lines))
+    return spans
+
+
+def _span(chunk: ChunkLines, coverage: dict[int, float], min_lines: int) -> tuple[int, int]:
     whole = (chunk.start_line, chunk.end_line)
-    lines = chunk.text.split("\n")
-    if (min_lines <= 0 or len(lines) != chunk.end_line - chunk.start_line + 1
-            or len(lines) <= min_lines):
-        return whole
-    if not terms:
-        return whole
-    numbered = {chunk.start_line + i: line for i, line in enumerate(lines) if line.strip()}
-    coverage = dict.fromkeys(numbered, 0.0)
-    for found in matcher.lookup(numbered, terms).values():
-        for number in found:
-            coverage[number] += 1 / len(terms)
     best = max(coverage, key=lambda n: (coverage[n], -n), default=None)
     if best is None or coverage[best] <= 0:
         return whole

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from openclaw_memory.config import SearchSettings
-from openclaw_memory.search.citelines import ChunkLines, LineMatcher, cited_span
+from openclaw_memory.search.citelines import ChunkLines, LineMatcher, cited_spans
 from openclaw_memory.search.ranking import Candidate
 from openclaw_memory.search.request import SearchRequest
 from openclaw_memory.search.snippets import citation, clamp_snippet, with_source_line
@@ -68,8 +68,11 @@ def _cited_spans(request: SearchRequest, rows: Sequence[ChunkRow],
     rendered messages, not file lines, and are cited whole."""
     notes = [r for r in rows if r.source == "memory" and r.end_line - r.start_line + 1 > min_lines]
     terms = keyword_terms(request.keywords) if min_lines > 0 and notes else []
-    return {r.rowid: cited_span(ChunkLines(r.text, r.start_line, r.end_line), terms, min_lines,
-                                _LINES) for r in notes} if terms else {}
+    if not terms:
+        return {}
+    spans = cited_spans([ChunkLines(r.text, r.start_line, r.end_line) for r in notes], terms,
+                        min_lines, _LINES)
+    return {r.rowid: span for r, span in zip(notes, spans, strict=True)}
 
 
 def build_hits(kept: Sequence[Candidate], scores: Mapping[int, float],

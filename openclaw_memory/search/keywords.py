@@ -59,8 +59,15 @@ def candidate_query(store: SearchBackend, terms: Sequence[str]) -> CandidateQuer
         return CandidateQuery(None)
     match_budget, window_budget = _budgets(store)
     total, containing = store.term_statistics(terms)
-    if total <= match_budget or sum(containing.values()) <= match_budget:
+    if total <= match_budget:
         return CandidateQuery(" OR ".join(quote_term(t) for t in terms))  # cheap as it is
+    # What each term costs the query, where a backend reads more rows than a term matches
+    # (PostgreSQL checks a phrase's order in every chunk holding its words); else its matches.
+    costs = getattr(store, "term_costs", None)
+    if costs is not None:
+        containing = {**containing, **costs(terms)}
+    if sum(containing.values()) <= match_budget:
+        return CandidateQuery(" OR ".join(quote_term(t) for t in terms))
     ordered = sorted(terms, key=lambda t: containing[t])
     chosen: list[str] = []
     matches = 0

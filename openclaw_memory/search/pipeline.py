@@ -107,7 +107,9 @@ def _dated_candidates(store: SearchBackend, found: _Candidates, request: SearchR
         paths = [p for p in store.daily_paths(windows, request.path_prefix)
                  if in_windows(p, windows)
                  and (request.path_filter is None or request.path_filter(p))]
-        keys = store.chunk_keys(paths) if paths else []
+        if len(paths) > _DATED_MAX:  # each daily file holds a chunk at least
+            return {}
+        keys = store.chunk_keys(paths, _DATED_MAX + 1) if paths else []
         if not keys or len(keys) > _DATED_MAX:
             return {}
         cosines = store.cosines(found.query_vector, keys)

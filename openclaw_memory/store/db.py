@@ -367,13 +367,16 @@ class Store(KeywordQueries, VectorQueries):
                           "and path like '%-__-__.md'")
         return [p for (p,) in rows if test(p) and (path_prefix is None or p.startswith(path_prefix))]
 
-    def chunk_keys(self, paths: Sequence[str]) -> list[int]:
-        """The chunks of these files."""
+    def chunk_keys(self, paths: Sequence[str], limit: int | None = None) -> list[int]:
+        """The chunks of these files (at most ``limit``: a caller that only wants to know
+        whether there are more stops reading there)."""
         keys: list[int] = []
         for start in range(0, len(paths), 500):  # under SQLite's bound-parameter limit
             batch = list(paths[start:start + 500])
             keys += [int(r[0]) for r in self.query(
                 f"select rowid from chunks where path in ({placeholders(len(batch))})", batch)]
+            if limit is not None and len(keys) >= limit:
+                return keys[:limit]
         return keys
 
     def counts(self) -> dict[str, int]:

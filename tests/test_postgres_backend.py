@@ -258,3 +258,24 @@ def test_hits_cite_the_lines_that_hold_the_words_as_with_sqlite(pg_dsn: str) -> 
         assert hit.citation == "memory/2026-03-02.md#L11-L15"
         assert hit.explanation.chunk_lines == (1, 20)
         assert memory.get(hit.citation).text == "\n".join(lines[10:15])
+
+
+def test_the_vector_index_is_built_with_the_memory_its_graph_needs_up_to_the_setting(
+        pg_dsn: str) -> None:
+    from openclaw_memory.postgres.search_side import hnsw_build_mb
+
+    # 1M chunks of 512 dims: about 2.6 GB of graph, granted up to the setting
+    assert 2_400 < hnsw_build_mb(1_000_000, 512, 1 << 20) < 3_000
+    assert hnsw_build_mb(1_000_000, 512, 1024) == 1024
+    assert hnsw_build_mb(10, 512, 1024) == 64  # never below the server's own default
+    with PostgresMemory.open(pg_dsn, workspace="hnsw", timezone="UTC",
+                             store={"index_build_mb": 256}) as memory:
+        memory.write("The staging cluster runs on ARM machines.", now=DAY)
+        memory.sync()
+        with psycopg.connect(pg_dsn) as conn:
+            options = conn.execute(
+                "select c.reloptions from pg_class c join pg_namespace n on n.oid = "
+                "c.relnamespace where n.nspname = 'openclaw_memory' and c.relname = "
+                "'chunks_hnsw_512'").fetchone()
+        assert options is not None and {"m=16", "ef_construction=64"} <= set(options[0])
+        assert memory.search("ARM machines").results

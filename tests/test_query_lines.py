@@ -5,6 +5,7 @@ with its best line; one-line questions are untouched."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -42,10 +43,19 @@ def child(tmp_path: Path) -> Path:
     return ws
 
 
-def test_each_hit_of_a_dialogue_blends_the_whole_and_its_best_line(child: Path,
-                                                                   tmp_path: Path) -> None:
-    with MemoryIndex.open(child, index_path=tmp_path / "i.sqlite") as memory:
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_each_hit_of_a_dialogue_blends_the_whole_and_its_best_line(
+        child: Path, tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> None:
+    if backend == "postgres":
+        from openclaw_memory.postgres import PostgresMemory
+
+        memory: Any = PostgresMemory.open(request.getfixturevalue("pg_dsn"),
+                                          workspace="lines", timezone="UTC")
+        memory.publish(child)
+    else:
+        memory = MemoryIndex.open(child, index_path=tmp_path / "i.sqlite")
         memory.sync()
+    with memory:
         hits = memory.search(DIALOGUE, min_score=0.0).results
         provider = memory.provider
         assert provider is not None

@@ -261,14 +261,23 @@ class PostgresIndex:
         return hits
 
     def cosines(self, query: np.ndarray[Any, Any], rowids: Sequence[int]) -> dict[int, float]:
-        if not rowids:
+        return {key: row[0] for key, row in self.cosines_many(query[None, :], rowids).items()}
+
+    def cosines_many(self, queries: np.ndarray[Any, Any],
+                     rowids: Sequence[int]) -> dict[int, list[float]]:
+        """One statement for every query vector: a question of 16 lines was 17 round trips."""
+        if not rowids or not len(queries):
             return {}
-        dims = int(query.shape[0])
+        dims = int(queries.shape[1])
+        params: dict[str, Any] = {"ids": list(rowids)}
+        columns = []
+        for i, query in enumerate(queries):
+            params[f"q{i}"] = vector_literal(query)
+            columns.append(f"1 - (embedding::vector({dims}) <=> %(q{i})s::vector({dims}))")
         rows = self.tenant.rows(
-            f"select id, 1 - (embedding::vector({dims}) <=> %(q)s::vector({dims})) "
-            f"from {SCHEMA}.chunks where workspace = %(ws)s and id = any(%(ids)s) "
-            f"and dims = {dims}", {"q": vector_literal(query), "ids": list(rowids)})
-        return {int(i): float(s) for i, s in rows}
+            f"select id, array[{', '.join(columns)}] from {SCHEMA}.chunks "
+            f"where workspace = %(ws)s and id = any(%(ids)s) and dims = {dims}", params)
+        return {int(i): [float(x) for x in s] for i, s in rows}
 
     def daily_paths(self, windows: Sequence[DateWindow],
                     path_prefix: str | None = None) -> list[str]:

@@ -42,6 +42,11 @@ class SearchBackend(Protocol):
 
     def cosines(self, query: np.ndarray[Any, Any], rowids: Sequence[int]) -> dict[int, float]: ...
 
+    def cosines_many(self, queries: np.ndarray[Any, Any],
+                     rowids: Sequence[int]) -> dict[int, list[float]]:
+        """Each chunk's cosine with each query vector (rows of ``queries``), in one read."""
+        ...
+
     def chunks(self, rowids: Sequence[int]) -> dict[int, ChunkRow]: ...
 
     def daily_paths(self, windows: Sequence[DateWindow],

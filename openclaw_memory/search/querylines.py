@@ -40,13 +40,11 @@ def best_line_cosines(store: SearchBackend, provider: EmbeddingProvider, lines: 
     if not lines or not keys:
         return {}
     vectors: np.ndarray[Any, Any] = np.asarray(provider.embed_documents(list(lines)), np.float32)
-    best: dict[int, float] = {}
-    for vector in vectors:
-        if not np.all(np.isfinite(vector)) or not np.any(vector):
-            continue  # a line the provider could not embed adds nothing
-        for key, cosine in store.cosines(vector, keys).items():
-            best[key] = max(best.get(key, -1.0), cosine)
-    return best
+    # A line the provider could not embed adds nothing.
+    usable = vectors[np.all(np.isfinite(vectors), axis=1) & np.any(vectors, axis=1)]
+    if not len(usable):
+        return {}
+    return {key: max(row) for key, row in store.cosines_many(usable, keys).items()}
 
 
 def blend(whole: Mapping[int, float], lines: Mapping[int, float],

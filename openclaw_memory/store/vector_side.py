@@ -33,16 +33,21 @@ class VectorQueries(StorePart):
 
     def cosines(self, query: FloatArray, rowids: Sequence[int]) -> dict[int, float]:
         """Cosine of the query with the stored vectors of the given chunks."""
+        return {key: row[0] for key, row in self.cosines_many(query[None, :], rowids).items()}
+
+    def cosines_many(self, queries: FloatArray, rowids: Sequence[int]) -> dict[int, list[float]]:
+        """Cosines of each of ``queries`` (rows) with the stored vectors of the given chunks,
+        the vectors read once."""
         if not rowids:
             return {}
         rows = self.query(f"select rowid, embedding from chunks where embedding is not null "
                           f"and rowid in ({placeholders(len(rowids))})", rowids)
-        q = query.astype(np.float32)
+        q = queries.astype(np.float32)
         out = {}
         for rowid, blob in rows:
             v = np.frombuffer(blob, np.float32)
-            if v.shape == q.shape:
-                out[int(rowid)] = float(v @ q)
+            if v.shape[0] == q.shape[1]:
+                out[int(rowid)] = [float(x) for x in q @ v]
         return out
 
     # -- the vec0 table: kept only where it answers ------------------------------------------

@@ -29,6 +29,12 @@ parameters, same build memory):
 * with ``--random-recall``, N random vectors in 200 topics (``_common.py``'s construction at
   512 dims: isotropic noise in every dimension, the hardest case for a graph index).
 
+A result counts as found when it is as close to the question as the exact 6th neighbour (the
+definition ann-benchmarks uses): 26 of the 200 passage queries have more than six passages at
+exactly the 6th distance (up to 238: long passages the model truncates to the same tokens),
+any six of which are right; counted by id, recall there tops out near 0.95 whatever the
+index does. Both figures are printed.
+
 The scratch server runs with ``--shared-buffers`` (default 4GB: the 1M table's vectors are
 2 GB; a deployment sizes it to its data) and the HNSW build gets ``--index-build-mb``
 (``store.index_build_mb``). ``--dsn ... --keep`` reuses a workspace an earlier run loaded.
@@ -154,6 +160,10 @@ def _postgres(scaled: Any, provider: Tabled, dsn: str, args: Any, name: str,
         out["keyword"] = _time_queries(keyword, scaled.questions, budget)
         print(f"  (so far) Postgres hybrid {_fmt(out['hybrid'])}, keyword {_fmt(out['keyword'])}"
               f" ms p50 p95; {out['prewarmed']}", flush=True)
+        # Before the recall sets: their tables and index builds evict the chunks' pages.
+        out["write_to_search_ms"] = _write_to_search(memory, provider)
+        out["clients"] = {n: _clients(dsn, name, provider, scaled.questions, n, budget)
+                          for n in (1, 2, 4)}
         if not args.skip_recall:
             out["recall"] = _recall(memory, scaled)
             found = passages.load(args.size, model)  # the size asked: one cached set per size
@@ -162,9 +172,6 @@ def _postgres(scaled: Any, provider: Tabled, dsn: str, args: Any, name: str,
         if args.random_recall and not args.skip_recall:
             vectors, queries = _random_vectors(scaled.chunks)
             out["random"] = _table_recall(memory, vectors, queries, args.index_build_mb)
-        out["write_to_search_ms"] = _write_to_search(memory, provider)
-    out["clients"] = {n: _clients(dsn, name, provider, scaled.questions, n, budget)
-                      for n in (1, 2, 4)}
     return out
 
 
@@ -226,9 +233,10 @@ EF_SWEEP = (40, 100, EF_SEARCH, 400, 800)
 
 
 def _table_recall(memory: PostgresMemory, vectors: np.ndarray, queries: np.ndarray,
-                  build_cap_mb: int) -> dict[int, tuple[float, float]]:
-    """{ef_search: (recall@6, p50 ms)} of an HNSW index built as the product builds its own
-    (same parameters and build memory) over ``vectors``, against exact search."""
+                  build_cap_mb: int) -> dict[int, tuple[float, float, float]]:
+    """{ef_search: (recall@6 with ties, strict recall@6, p50 ms)} of an HNSW index built as
+    the product builds its own (same parameters and build memory) over ``vectors``, against
+    exact search."""
     n, dims = vectors.shape
     with memory.db.transaction("bench vectors") as conn:
         conn.execute("drop table if exists openclaw_memory.bench_vectors")
@@ -241,26 +249,30 @@ def _table_recall(memory: PostgresMemory, vectors: np.ndarray, queries: np.ndarr
         conn.execute("create index on openclaw_memory.bench_vectors using hnsw "
                      f"(v vector_cosine_ops) {HNSW_WITH}")
     literals = [vector_literal(q) for q in queries]
-    sql = "select id from openclaw_memory.bench_vectors order by v <=> %s::vector limit 6"
+    sql = ("select id, v <=> %s::vector as d from openclaw_memory.bench_vectors "
+           "order by d limit 6")
     exact = []
     for q in literals:
         with memory.db.transaction("exact") as conn:
             conn.execute("set local enable_indexscan = off")
             # Never prepared: a plan cached under enable_indexscan=off would serve the HNSW
             # loop below too (psycopg prepares a statement run five times).
-            exact.append({i for (i,) in conn.execute(sql, (q,), prepare=False)})
-    out: dict[int, tuple[float, float]] = {}
-    for ef in EF_SWEEP:
-        hits, times = 0.0, []
+            exact.append(conn.execute(sql, (q,), prepare=False).fetchall())
+    out: dict[int, tuple[float, float, float]] = {}
+    for ef in (EF_SWEEP[0], *EF_SWEEP):  # the first pass reads the graph in: not counted
+        strict = tied = 0.0
+        times = []
         with memory.db.transaction("hnsw") as conn:  # one statement per query is timed
             conn.execute(f"set local hnsw.ef_search = {ef}")
             conn.execute("set local enable_seqscan = off")
             for q, want in zip(literals, exact, strict=True):
                 t0 = time.perf_counter()
-                got = {i for (i,) in conn.execute(sql, (q,), prepare=False)}
+                got = conn.execute(sql, (q,), prepare=False).fetchall()
                 times.append((time.perf_counter() - t0) * 1000)
-                hits += len(got & want) / K
-        out[ef] = (hits / len(literals), percentile(times, 50))
+                strict += len({i for i, _ in got} & {i for i, _ in want}) / K
+                # Ties: a result as close as the exact 6th is as right as it (module doc).
+                tied += min(K, sum(d <= want[-1][1] + 1e-6 for _, d in got)) / K
+        out[ef] = (tied / len(literals), strict / len(literals), percentile(times, 50))
     memory.db.conn.execute("drop table openclaw_memory.bench_vectors")
     return out
 
@@ -351,12 +363,12 @@ def run(n: int, dsn: str, model: Any, tmp: Path, args: Any) -> None:
         print(f"{clients} concurrent client(s): {qps:6.1f} searches/s, p50 {p50:.1f} ms")
 
 
-def _print_sweep(what: str, sweep: dict[int, tuple[float, float]]) -> None:
+def _print_sweep(what: str, sweep: dict[int, tuple[float, float, float]]) -> None:
     print(f"Postgres HNSW ({HNSW_WITH}) recall@{K} vs exact on {what}:")
-    for ef, (recall, ms) in sweep.items():
+    for ef, (tied, strict, ms) in sweep.items():
         mark = " (default)" if ef == EF_SEARCH else ""
-        print(f"  ef_search {ef:4d}{mark:10s} recall {recall:.3f} (target >= "
-              f"{TARGET_RECALL}), {ms:.1f} ms p50")
+        print(f"  ef_search {ef:4d}{mark:10s} recall {tied:.3f} (target >= {TARGET_RECALL}; "
+              f"{strict:.3f} counting ties by id), {ms:.1f} ms p50")
 
 
 def main() -> None:

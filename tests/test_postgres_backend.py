@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -279,3 +280,33 @@ def test_the_vector_index_is_built_with_the_memory_its_graph_needs_up_to_the_set
                 "'chunks_hnsw_512'").fetchone()
         assert options is not None and {"m=16", "ef_construction=64"} <= set(options[0])
         assert memory.search("ARM machines").results
+
+
+def test_the_vector_side_runs_on_a_second_connection_in_the_searchs_own_snapshot(
+        pg_dsn: str) -> None:
+    with PostgresMemory.open(pg_dsn, workspace="side", timezone="UTC") as memory, \
+            PostgresMemory.open(pg_dsn, workspace="side", timezone="UTC") as writer:
+        memory.write("The staging cluster runs on ARM machines.", now=DAY)
+        provider = memory.provider
+        assert provider is not None
+        vector = provider.embed_query("which machines does staging run on?")
+        assert memory.index.alongside(lambda b: 1) is None  # outside a search: run it yourself
+
+        def ids(backend: Any) -> set[int]:
+            return {key for key, _ in backend.vector_search(vector, 10, ("memory",))}
+        before = ids(memory.index)
+        with memory.index.snapshot():
+            memory.index.max_rowid()  # the snapshot is taken: later commits are not in it
+            writer.write("Staging moved to x86 machines last week.", now=DAY)
+            later = memory.index.alongside(ids)
+            assert later is not None
+            with psycopg.connect(pg_dsn) as conn:
+                names = {r[0] for r in conn.execute("select application_name from "
+                                                    "pg_stat_activity")}
+            assert later.result() == before  # the second connection read the same rows,
+            # the chunk the writer has since replaced included
+        assert "openclaw-memory-side" in names
+        # the append replaced the file's chunk: outside the snapshot only the new one is seen
+        assert ids(memory.index).isdisjoint(before)
+        hits = memory.search("which machines does staging run on?").results
+        assert {h.path for h in hits} == {"memory/2026-03-02.md"}

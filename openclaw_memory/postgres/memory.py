@@ -131,6 +131,7 @@ class PostgresMemory(Memory):
 
     def close(self) -> None:
         self.closed = True
+        self.index.close()
         self.db.close()
 
     def __enter__(self) -> PostgresMemory:

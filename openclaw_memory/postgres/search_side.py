@@ -24,11 +24,14 @@ coverage, the relevance gate and citations are the SQLite backend's own code.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
-from typing import Any
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
+from typing import Any, TypeVar
 
 import numpy as np
 
+from openclaw_memory.postgres.alongside import SideConnection
 from openclaw_memory.postgres.connection import QueryCanceled
 from openclaw_memory.postgres.schema import SCHEMA
 from openclaw_memory.postgres.tenant import Tenant
@@ -44,6 +47,7 @@ from openclaw_memory.store.paths import prefix_range
 __all__ = ["EF_SEARCH", "HNSW_WITH", "PostgresIndex", "hnsw_build_mb"]
 
 _K1, _B = 1.2, 0.75  # BM25's usual constants, FTS5's too
+T = TypeVar("T")
 
 EF_SEARCH = 200  # HNSW candidate list: recall@6 0.97 vs exact at 100k (benchmarks/postgres.py)
 _M, _EF_CONSTRUCTION = 16, 64  # the graph's links per element and build candidate list
@@ -74,6 +78,9 @@ class PostgresIndex:
         self.config = text_config
         self._terms = TermCounts(tenant, text_config,
                                  lambda terms, params, name: self._tsquery(terms, params, name=name))
+        self._side = SideConnection(tenant)
+        self._side_view: PostgresIndex | None = None
+        self._local = threading.local()
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -84,7 +91,30 @@ class PostgresIndex:
         search lose the very chunks it found."""
         with self.tenant.db.transaction("search failed") as conn:
             conn.execute("set transaction isolation level repeatable read, read only")
-            yield
+            self._local.conn = conn
+            try:
+                yield
+            finally:
+                self._local.conn = None
+
+    def alongside(self, work: Callable[[PostgresIndex], T]) -> Future[T] | None:
+        """``work`` started on a second connection in this search's snapshot while the
+        caller goes on (postgres/alongside.py); None outside :meth:`snapshot`, where the
+        caller runs it itself. The caller reads the result before the snapshot ends."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            return None
+
+        def on_side(side: Tenant) -> T:
+            if self._side_view is None or self._side_view.tenant is not side:
+                self._side_view = PostgresIndex(side, self.config)
+            return work(self._side_view)
+        with self.tenant.db.lock:  # this thread holds it already (the snapshot's transaction)
+            return self._side.submit(conn, on_side)
+
+    def close(self) -> None:
+        """Close the second connection, if a search opened one."""
+        self._side.close()
 
     # -- keyword side ------------------------------------------------------------------------
     def _tsquery(self, terms: Sequence[str], params: dict[str, Any], *,

@@ -124,24 +124,29 @@ def _gather(store: SearchBackend, provider: EmbeddingProvider | None, request: S
             settings: SearchSettings, notes: list[str]) -> _Candidates:
     limit = min(200, max(1, request.max_results * settings.candidate_multiplier))
     found = _Candidates()
-    if provider is None or settings.hybrid:
-        found.text_hits = keyword_candidates(store, request.keywords, limit, request.sources, notes,
-                                              settings.query_timeout_seconds,
-                                              path_prefix=request.path_prefix)
     if provider is not None:
         try:
             found.query_vector = _query_vector(provider, request.query)
         except EmbeddingError as exc:
             found.error = exc
             notes.append(f"vector search unavailable: {exc}")
-            if not settings.hybrid:
-                found.text_hits = keyword_candidates(store, request.keywords, limit,
-                                                      request.sources, notes,
-                                                      path_prefix=request.path_prefix)
-    if found.query_vector is not None:
+    vector = found.query_vector
+
+    def vector_side(backend: SearchBackend) -> list[tuple[int, float]]:
+        assert vector is not None
+        return backend.vector_search(vector, limit, request.sources,
+                                     path_prefix=request.path_prefix)
+    # A backend that can (PostgreSQL: a second connection in the same snapshot) walks the
+    # vector index while this thread runs the keyword side's statements.
+    alongside = getattr(store, "alongside", None)
+    later = alongside(vector_side) if alongside is not None and vector is not None else None
+    if provider is None or settings.hybrid or found.error is not None:
+        found.text_hits = keyword_candidates(store, request.keywords, limit, request.sources, notes,
+                                              settings.query_timeout_seconds,
+                                              path_prefix=request.path_prefix)
+    if vector is not None:
         try:
-            found.vector_hits = store.vector_search(found.query_vector, limit, request.sources,
-                                                    path_prefix=request.path_prefix)
+            found.vector_hits = later.result() if later is not None else vector_side(store)
         except IndexCorruptError:
             raise
         except StoreError as exc:  # answer from the keyword side rather than not at all

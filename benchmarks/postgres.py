@@ -66,7 +66,7 @@ from openclaw_memory.errors import StoreError
 from openclaw_memory.indexing.chunking import chunk_text
 from openclaw_memory.postgres import PostgresMemory
 from openclaw_memory.postgres.documents import document_hash
-from openclaw_memory.postgres.search_side import EF_SEARCH, HNSW_WITH, hnsw_build_mb
+from openclaw_memory.postgres.search_side import HNSW_WITH, hnsw_build_mb
 from openclaw_memory.postgres.values import pg_body, vector_literal
 from openclaw_memory.search.pipeline import SearchRequest, run_search
 from openclaw_memory.store.db import chunk_id
@@ -229,7 +229,8 @@ def _random_vectors(n: int) -> tuple[np.ndarray, np.ndarray]:
     return block, (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
 
 
-EF_SWEEP = (40, 100, EF_SEARCH, 400, 800)
+EF_SEARCH = MemorySettings().store.hnsw_ef_search
+EF_SWEEP = (40, 100, 200, 400, 800)
 
 
 def _table_recall(memory: PostgresMemory, vectors: np.ndarray, queries: np.ndarray,

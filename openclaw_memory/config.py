@@ -243,6 +243,11 @@ class StoreSettings(_Frozen):
         "default", min_length=1, max_length=200,
         description="postgres: this workspace's name in the shared database (one per agent "
         "or user); every query is scoped to it.")
+    hnsw_ef_search: int = Field(
+        100, ge=10, le=1000, description="postgres: the HNSW candidate list of a vector search "
+        "(pgvector's hnsw.ef_search; at least twice the candidates wanted). Measured at 1M "
+        "real passages: recall@6 against exact search 0.968 at 100, 0.983 at 200 (about 4 ms "
+        "more a search).")
     index_build_mb: int = Field(
         1024, ge=64, description="postgres: the most memory (MB) the server may use to build "
         "the HNSW index (maintenance_work_mem, only while it builds, never more than the "

@@ -270,7 +270,8 @@ def test_the_vector_index_is_built_with_the_memory_its_graph_needs_up_to_the_set
     assert hnsw_build_mb(1_000_000, 512, 1024) == 1024
     assert hnsw_build_mb(10, 512, 1024) == 64  # never below the server's own default
     with PostgresMemory.open(pg_dsn, workspace="hnsw", timezone="UTC",
-                             store={"index_build_mb": 256}) as memory:
+                             store={"index_build_mb": 256, "hnsw_ef_search": 40}) as memory:
+        assert memory.index.ef_search == 40
         memory.write("The staging cluster runs on ARM machines.", now=DAY)
         memory.sync()
         with psycopg.connect(pg_dsn) as conn:

@@ -102,7 +102,8 @@ class PostgresMemory(Memory):
         self.text_config = text_config(settings.store.fts_tokenizer)
         self.choice = choose_provider(settings.embedding, embedder)
         self._provider = self.choice.provider
-        self.index = PostgresIndex(self.tenant, self.text_config)
+        self.index = PostgresIndex(self.tenant, self.text_config,
+                                   ef_search=settings.store.hnsw_ef_search)
         self.indexer = DocumentIndexer(self.tenant, settings, self._provider, self.text_config)
         self.closed = False
         self.last_sync: SyncReport | None = None

@@ -44,12 +44,11 @@ from openclaw_memory.store.db import ChunkRow
 from openclaw_memory.store.keyword_side import QueryTimeoutError
 from openclaw_memory.store.paths import prefix_range
 
-__all__ = ["EF_SEARCH", "HNSW_WITH", "PostgresIndex", "hnsw_build_mb"]
+__all__ = ["HNSW_WITH", "PostgresIndex", "hnsw_build_mb"]
 
 _K1, _B = 1.2, 0.75  # BM25's usual constants, FTS5's too
 T = TypeVar("T")
 
-EF_SEARCH = 200  # HNSW candidate list: recall@6 0.97 vs exact at 100k (benchmarks/postgres.py)
 _M, _EF_CONSTRUCTION = 16, 64  # the graph's links per element and build candidate list
 HNSW_WITH = f"with (m = {_M}, ef_construction = {_EF_CONSTRUCTION})"
 
@@ -73,9 +72,10 @@ class PostgresIndex:
     keyword_budgets = (2_000, 400)
     vector_reason = "PostgreSQL backend: pgvector HNSW index (cosine)"
 
-    def __init__(self, tenant: Tenant, text_config: str) -> None:
+    def __init__(self, tenant: Tenant, text_config: str, *, ef_search: int = 100) -> None:
         self.tenant = tenant
         self.config = text_config
+        self.ef_search = ef_search  # store.hnsw_ef_search
         self._terms = TermCounts(tenant, text_config,
                                  lambda terms, params, name: self._tsquery(terms, params, name=name))
         self._side = SideConnection(tenant)
@@ -107,7 +107,7 @@ class PostgresIndex:
 
         def on_side(side: Tenant) -> T:
             if self._side_view is None or self._side_view.tenant is not side:
-                self._side_view = PostgresIndex(side, self.config)
+                self._side_view = PostgresIndex(side, self.config, ef_search=self.ef_search)
             return work(self._side_view)
         with self.tenant.db.lock:  # this thread holds it already (the snapshot's transaction)
             return self._side.submit(conn, on_side)
@@ -276,7 +276,7 @@ class PostgresIndex:
                f"where workspace = %(ws)s and dims = {dims}{where} "
                f"order by {distance} limit %(k)s")
         with self.tenant.db.transaction("vector search failed") as conn:
-            conn.execute(f"set local hnsw.ef_search = {max(EF_SEARCH, 2 * k)}")
+            conn.execute(f"set local hnsw.ef_search = {max(self.ef_search, 2 * k)}")
             conn.execute("set local hnsw.iterative_scan = relaxed_order")
             # The planner prices a full scan and sort of a small workspace below the HNSW
             # walk (it does not count reading every vector): 19 ms against 0.4 at 5k

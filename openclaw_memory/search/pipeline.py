@@ -104,11 +104,11 @@ def _dated_candidates(store: SearchBackend, found: _Candidates, request: SearchR
     if not windows or found.query_vector is None:
         return {}
     try:
-        paths = [p for p in store.daily_paths(windows, request.path_prefix)
-                 if in_windows(p, windows)
-                 and (request.path_filter is None or request.path_filter(p))]
-        if len(paths) > _DATED_MAX:  # each daily file holds a chunk at least
+        listed = store.daily_paths(windows, request.path_prefix)
+        if len(listed) > _DATED_MAX:  # each daily file holds a chunk at least
             return {}
+        paths = [p for p in listed if in_windows(p, windows)
+                 and (request.path_filter is None or request.path_filter(p))]
         keys = store.chunk_keys(paths, _DATED_MAX + 1) if paths else []
         if not keys or len(keys) > _DATED_MAX:
             return {}

@@ -246,8 +246,8 @@ class StoreSettings(_Frozen):
     hnsw_ef_search: int = Field(
         100, ge=10, le=1000, description="postgres: the HNSW candidate list of a vector search "
         "(pgvector's hnsw.ef_search; at least twice the candidates wanted). Measured at 1M "
-        "real passages: recall@6 against exact search 0.968 at 100, 0.983 at 200 (about 4 ms "
-        "more a search).")
+        "real passages: recall@6 against exact search 0.968 at 100, 0.983 at 200 (the walk "
+        "takes about twice as long).")
     index_build_mb: int = Field(
         1024, ge=64, description="postgres: the most memory (MB) the server may use to build "
         "the HNSW index (maintenance_work_mem, only while it builds, never more than the "

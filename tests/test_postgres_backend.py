@@ -311,3 +311,25 @@ def test_the_vector_side_runs_on_a_second_connection_in_the_searchs_own_snapshot
         assert ids(memory.index).isdisjoint(before)
         hits = memory.search("which machines does staging run on?").results
         assert {h.path for h in hits} == {"memory/2026-03-02.md"}
+
+
+def test_a_search_answers_on_one_connection_when_a_second_cannot_be_opened(
+        pg_dsn: str) -> None:
+    import uuid
+
+    with PostgresMemory.open(pg_dsn, workspace="solo", timezone="UTC") as memory:
+        memory.write("The staging cluster runs on ARM machines.", now=DAY)
+    role = f"solo_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:  # one connection, not two
+        conn.execute(f"create role {role} login connection limit 1")
+        database = pg_dsn.rsplit("/", 1)[1]
+        conn.execute(f"grant create on database {database} to {role}")
+        conn.execute(f"grant usage, create on schema openclaw_memory to {role}")
+        conn.execute(f"grant select, insert, update, delete on all tables in schema "
+                     f"openclaw_memory to {role}")
+        conn.execute(f"grant usage, select on all sequences in schema openclaw_memory to {role}")
+    with PostgresMemory.open(pg_dsn.replace("postgres@", f"{role}@", 1), workspace="solo",
+                             timezone="UTC") as memory:
+        response = memory.search("which machines does staging run on?")
+        assert [h.path for h in response.results] == ["memory/2026-03-02.md"]
+        assert response.results[0].explanation.vector_score is not None  # vectors still read

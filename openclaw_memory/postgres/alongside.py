@@ -17,6 +17,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from openclaw_memory.errors import StoreError
 from openclaw_memory.postgres.connection import Database
 from openclaw_memory.postgres.tenant import Tenant
 
@@ -48,7 +49,7 @@ class SideConnection:
         repeatable-read transaction, which must stay open until the result is read."""
         snapshot = str(conn.execute("select pg_export_snapshot()").fetchone()[0])
         if not _SNAPSHOT_ID.fullmatch(snapshot):  # spliced into SET below: never anything else
-            raise ValueError(f"unexpected snapshot id {snapshot!r}")
+            raise StoreError(f"unexpected snapshot id {snapshot!r}")
         side, pool = self._open()
 
         def task() -> T:

@@ -7,7 +7,8 @@ surprising result can be diagnosed from the response alone.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -120,6 +121,22 @@ def _dated_candidates(store: SearchBackend, found: _Candidates, request: SearchR
     return dict(sorted(cosines.items(), key=lambda kv: (-kv[1], kv[0]))[:limit])
 
 
+def _alongside(store: SearchBackend, work: Callable[[SearchBackend], list[tuple[int, float]]],
+               ) -> Future[list[tuple[int, float]]] | None:
+    """``work`` started where the backend can run it beside this thread (PostgreSQL: a
+    second connection in the same snapshot walks the vector index while this thread runs the
+    keyword side's statements); None where it cannot, or could not this time (the second
+    connection failed to open): then the caller runs it itself."""
+    alongside = getattr(store, "alongside", None)
+    if alongside is None:
+        return None
+    try:
+        later: Future[list[tuple[int, float]]] | None = alongside(work)
+    except StoreError:
+        return None
+    return later
+
+
 def _gather(store: SearchBackend, provider: EmbeddingProvider | None, request: SearchRequest,
             settings: SearchSettings, notes: list[str]) -> _Candidates:
     limit = min(200, max(1, request.max_results * settings.candidate_multiplier))
@@ -136,10 +153,7 @@ def _gather(store: SearchBackend, provider: EmbeddingProvider | None, request: S
         assert vector is not None
         return backend.vector_search(vector, limit, request.sources,
                                      path_prefix=request.path_prefix)
-    # A backend that can (PostgreSQL: a second connection in the same snapshot) walks the
-    # vector index while this thread runs the keyword side's statements.
-    alongside = getattr(store, "alongside", None)
-    later = alongside(vector_side) if alongside is not None and vector is not None else None
+    later = _alongside(store, vector_side) if vector is not None else None
     if provider is None or settings.hybrid or found.error is not None:
         found.text_hits = keyword_candidates(store, request.keywords, limit, request.sources, notes,
                                               settings.query_timeout_seconds,

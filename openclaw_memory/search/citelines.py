@@ -97,16 +97,13 @@ def cited_spans(chunks: Sequence[ChunkLines], terms: Sequence[str], min_lines: i
             numbered[i] = {chunk.start_line + k: line for k, line in enumerate(lines)
                            if line.strip()}
     keyed = {i * _STRIDE + n: line for i, lines in numbered.items() for n, line in lines.items()}
-    coverage = dict.fromkeys(keyed, 0.0)
+    # Each chunk's own lines by number, filled in one pass over the matches.
+    coverage: dict[int, dict[int, float]] = {i: dict.fromkeys(lines, 0.0)
+                                             for i, lines in numbered.items()}
     for found in matcher.lookup(keyed, terms).values() if keyed else ():
         for key in found:
-            coverage[key] += 1 / len(terms)
-    spans = []
-    for i, chunk in enumerate(chunks):
-        own = {key % _STRIDE: coverage[key] for key in coverage if key // _STRIDE == i} \
-            if i in numbered else {}
-        spans.append(_span(chunk, own, min_lines))
-    return spans
+            coverage[key // _STRIDE][key % _STRIDE] += 1 / len(terms)
+    return [_span(chunk, coverage.get(i, {}), min_lines) for i, chunk in enumerate(chunks)]
 
 
 def _span(chunk: ChunkLines, coverage: dict[int, float], min_lines: int) -> tuple[int, int]:

@@ -109,8 +109,8 @@ class PostgresIndex:
             if self._side_view is None or self._side_view.tenant is not side:
                 self._side_view = PostgresIndex(side, self.config, ef_search=self.ef_search)
             return work(self._side_view)
-        with self.tenant.db.lock:  # this thread holds it already (the snapshot's transaction)
-            return self._side.submit(conn, on_side)
+        # This thread holds the connection (the snapshot's transaction): no lock to take.
+        return self._side.submit(conn, on_side)
 
     def close(self) -> None:
         """Close the second connection, if a search opened one."""

@@ -16,6 +16,9 @@ For each configuration (embedding model + search settings) it prints, side by si
   Chinese) asked of every dev workspace: the share that returns any hit at the default
   threshold, and the AUC of the top score between answerable questions (the dev questions,
   LoCoMo category 5 left out) and off-topic ones;
+* the same recall and off-topic share counting low-confidence hits (``search.low_confidence_gate``)
+  where none passed the relevance gate: what the ``memory_search`` tool shows the model under
+  "no relevant memory";
 * cost: chunks embedded per second while indexing, and hybrid query p50 in milliseconds.
 
 The dev sets are read where they lie and never copied. Indexes go to ``--index-dir`` (kept,
@@ -61,8 +64,8 @@ CONFIGS: tuple[Config, ...] = (
     Config("default", {}, "the shipped defaults: USE multilingual v3, absolute fusion "
                           "0.7 cosine + 0.3 keyword coverage (the score) + 0.1 keyword strength + "
                           "0.2 for a named date (ordering), a dialogue's lines compared too, "
-                          "relevance gate 0.15, citations of at least 5 lines around the best "
-                          "line, one hit per passage"),
+                          "relevance gate 0.15 (low confidence from 0.10), citations of at least "
+                          "5 lines around the best line, one hit per passage"),
     Config("keyword-only", {"embedding": {"provider": "none"}}, "FTS5 BM25 alone"),
     Config("minilm", {"embedding": {"provider": "local", "model": "all-MiniLM-L6-v2"}},
            "all-MiniLM-L6-v2 int8 (English), 256-wordpiece windows mean-pooled"),
@@ -99,6 +102,7 @@ class SetResult:
     lines6: float
     categories: dict[str, float] = field(default_factory=dict)
     answerable_top: list[float] = field(default_factory=list)
+    recall6_low: float = 0.0  # counting low-confidence hits where none passed the gate
 
 
 @dataclass
@@ -106,6 +110,7 @@ class ConfigResult:
     config: Config
     sets: dict[str, SetResult] = field(default_factory=dict)
     offtopic_hit_rate: float = 0.0
+    offtopic_low_rate: float = 0.0
     auc: float = 0.0
     chunks_per_s: float = 0.0
     query_p50_ms: float = 0.0
@@ -122,6 +127,7 @@ def _open(config: Config, workspace: Path, index_dir: Path) -> MemoryIndex:
 def _run_set(config: Config, members: Sequence[Path], index_dir: Path, exclude: Sequence[str],
              offtopic: Sequence[str], tally: dict[str, list[float]]) -> SetResult:
     outcomes = []
+    with_low = []
     answerable: list[float] = []
     for workspace in members:
         with _open(config, workspace, index_dir) as memory:
@@ -136,13 +142,16 @@ def _run_set(config: Config, members: Sequence[Path], index_dir: Path, exclude: 
                 memory.search(q.question)
                 tally["query_ms"].append((time.perf_counter() - started) * 1000)
             outcomes += run_queries(memory, queries, ks=(6,))
+            with_low += run_queries(memory, queries, ks=(6,), low_confidence=True)
             answerable += [_top_score(memory, q.question) for q in queries
                            if q.gold and str(q.category) not in exclude]
             _ask_offtopic(memory, offtopic, tally)
     summary = summarize(outcomes, ks=(6,), exclude_categories=exclude)["groups"]
     head = summary["overall" if exclude else "all"]
     cats = {g: v["recall@6"] for g, v in summary.items() if g not in ("overall", "all")}
-    return SetResult(head["recall@6"] * 100, head["lines@6"], cats, answerable)
+    low = summarize(with_low, ks=(6,), exclude_categories=exclude)["groups"]
+    return SetResult(head["recall@6"] * 100, head["lines@6"], cats, answerable,
+                     low["overall" if exclude else "all"]["recall@6"] * 100)
 
 
 def _top_score(memory: MemoryIndex, question: str) -> float:
@@ -153,7 +162,10 @@ def _top_score(memory: MemoryIndex, question: str) -> float:
 
 def _ask_offtopic(memory: MemoryIndex, questions: Sequence[str], tally: dict[str, list[float]]) -> None:
     for q in questions:
-        tally["offtopic_hit"].append(1.0 if memory.search(q).results else 0.0)
+        response = memory.search(q)
+        tally["offtopic_hit"].append(1.0 if response.results else 0.0)
+        tally["offtopic_low"].append(1.0 if response.results or response.low_confidence_results
+                                     else 0.0)
         tally["offtopic_top"].append(_top_score(memory, q))
 
 
@@ -175,7 +187,8 @@ def auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
 def run_config(config: Config, locomo: Path | None, madial: Path | None, index_dir: Path,
                offtopic: Sequence[str]) -> ConfigResult:
     tally: dict[str, list[float]] = {k: [] for k in ("embed_s", "embedded", "query_ms",
-                                                     "offtopic_hit", "offtopic_top")}
+                                                     "offtopic_hit", "offtopic_top",
+                                                     "offtopic_low")}
     result = ConfigResult(config)
     result.sets["kestrel"] = _run_set(config, [m.workspace for m in find_suite(SHIPPED)], index_dir,
                                       [], offtopic, tally)
@@ -186,6 +199,7 @@ def run_config(config: Config, locomo: Path | None, madial: Path | None, index_d
         result.sets[variant] = _run_set(config, [madial / variant], index_dir, [], offtopic, tally)
     answerable = [s for r in result.sets.values() for s in r.answerable_top]
     result.offtopic_hit_rate = 100 * statistics.fmean(tally["offtopic_hit"])
+    result.offtopic_low_rate = 100 * statistics.fmean(tally["offtopic_low"])
     result.auc = auc(answerable, tally["offtopic_top"])
     if tally["embed_s"]:
         result.chunks_per_s = sum(tally["embedded"]) / sum(tally["embed_s"])
@@ -209,6 +223,13 @@ def format_table(results: Sequence[ConfigResult]) -> str:
         rows.append((f"MADial {variant} R@6", cell(variant, lambda s: s.recall6)))
     rows += [
         ("off-topic with hits %", lambda r: f"{r.offtopic_hit_rate:.1f}"),
+        ("with low-confidence hits:", lambda r: ""),
+        ("  LoCoMo cat 1-4 R@6", cell("locomo", lambda s: s.recall6_low)),
+    ]
+    for variant in MADIAL_VARIANTS:
+        rows.append((f"  MADial {variant} R@6", cell(variant, lambda s: s.recall6_low)))
+    rows += [
+        ("  off-topic with any hit %", lambda r: f"{r.offtopic_low_rate:.1f}"),
         ("AUC answerable/off-topic", lambda r: f"{r.auc:.3f}"),
         ("indexing chunks/s", lambda r: f"{r.chunks_per_s:.1f}" if r.chunks_per_s else "cached"),
         ("hybrid query p50 ms", lambda r: f"{r.query_p50_ms:.1f}"),

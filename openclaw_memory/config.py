@@ -145,6 +145,12 @@ class SearchSettings(_Frozen):
         0.15, ge=0.0, le=1.0,
         description="absolute fusion: a query whose best score is below this, and whose best "
                     "keyword coverage is below keyword_gate, has nothing relevant (no hits).")
+    low_confidence_gate: float = Field(
+        0.10, ge=0.0, le=1.0,
+        description="absolute fusion: when the relevance gate finds nothing relevant, hits "
+                    "scoring at least this are still returned apart, as low confidence "
+                    "(SearchResponse.low_confidence_results; the memory_search tool shows them "
+                    "to the model under 'no relevant memory'). At or above relevance_gate: none.")
     strength_weight: float = Field(
         0.1, ge=0.0, le=1.0,
         description="absolute fusion: weight of keyword strength (a keyword candidate's BM25 "

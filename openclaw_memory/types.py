@@ -134,6 +134,10 @@ class SearchResponse:
     warning: str | None = None
     action: str | None = None
     notes: tuple[str, ...] = ()
+    low_confidence_results: tuple[SearchHit, ...] = ()
+    """Set only when ``results`` is empty because nothing passed the relevance gate: the
+    candidates that still scored ``search.low_confidence_gate``. Not evidence of anything;
+    show them, if at all, as "nothing relevant, but possibly related"."""
 
     def as_dict(self, *, explain: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -155,6 +159,9 @@ class SearchResponse:
                 out[key] = getattr(self, key)
         if self.notes:
             out["notes"] = list(self.notes)
+        if self.low_confidence_results:
+            out["low_confidence_results"] = [h.as_dict(explain=explain)
+                                             for h in self.low_confidence_results]
         return out
 
 

@@ -46,6 +46,16 @@ def test_an_off_topic_question_gets_nothing_and_cjk_is_found(pg_dsn: str) -> Non
         assert memory.search("How tall is Mount Everest?").results == ()
 
 
+def test_a_weak_paraphrase_gets_low_confidence_hits_apart(pg_dsn: str) -> None:
+    with PostgresMemory.open(pg_dsn, workspace="weak", timezone="UTC") as memory:
+        memory.write("Coffee: dark roast, no sugar.\nFlight to Lisbon on December 3rd.",
+                     target="memory")
+        response = memory.search("Where am I travelling next month?")
+        assert response.results == ()
+        assert [h.path for h in response.low_confidence_results] == ["MEMORY.md"]
+        assert memory.search("How tall is Mount Everest?").low_confidence_results == ()
+
+
 def test_daily_notes_are_appended_as_blocks_and_a_duplicate_is_not_written_again(
         pg_dsn: str) -> None:
     with _pg(pg_dsn) as memory:

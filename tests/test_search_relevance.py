@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from openclaw_memory import MemoryIndex
+from openclaw_memory.cli.app import main
 from openclaw_memory.langchain import memory_tools
 
 OFF_TOPIC = ["How tall is Mount Everest?", "Who wrote the novel War and Peace?",
@@ -96,3 +97,87 @@ def test_keyword_strength_never_opens_the_relevance_gate(memory: MemoryIndex) ->
     response = memory.search(question)
     assert response.results == ()
     assert any(n.startswith("nothing relevant") for n in response.notes)
+
+
+# A paraphrase with no shared word whose best score falls under the gate (0.15) but over
+# low_confidence_gate (0.10): the note about the Lisbon flight.
+WEAK_PARAPHRASE = "Where am I travelling next month?"
+
+
+def test_a_weak_paraphrase_gets_no_hit_but_a_low_confidence_one(memory: MemoryIndex) -> None:
+    response = memory.search(WEAK_PARAPHRASE)
+    assert response.results == ()
+    weak = response.low_confidence_results
+    assert [h.path for h in weak] == ["memory/topics.md"]
+    assert all(0.10 <= h.score < 0.15 for h in weak[:1])
+    assert any(n.startswith("nothing relevant: best score") for n in response.notes)
+    assert any(n.startswith("low confidence:") for n in response.notes)
+    assert response.as_dict()["low_confidence_results"][0]["path"] == "memory/topics.md"
+
+
+@pytest.mark.parametrize("question", OFF_TOPIC)
+def test_an_off_topic_question_gets_no_low_confidence_hit_either(memory: MemoryIndex,
+                                                                 question: str) -> None:
+    response = memory.search(question)
+    assert response.results == () and response.low_confidence_results == ()
+    assert "low_confidence_results" not in response.as_dict()
+
+
+def test_low_confidence_hits_are_never_given_beside_real_ones(memory: MemoryIndex) -> None:
+    response = memory.search("PostgreSQL billing service")
+    assert response.results and response.low_confidence_results == ()
+
+
+def test_a_low_confidence_gate_at_the_relevance_gate_turns_them_off(workspace: Path,
+                                                                   tmp_path: Path) -> None:
+    with MemoryIndex.open(workspace, index_path=tmp_path / "off.sqlite",
+                          search={"low_confidence_gate": 0.15}) as index:
+        index.sync()
+        response = index.search(WEAK_PARAPHRASE)
+    assert response.results == () and response.low_confidence_results == ()
+
+
+def test_an_explicit_min_score_has_no_low_confidence_band(memory: MemoryIndex) -> None:
+    # min_score replaces the gate: whatever passes it is a hit, nothing is set apart.
+    response = memory.search(WEAK_PARAPHRASE, min_score=0.3)
+    assert response.results == () and response.low_confidence_results == ()
+
+
+def test_the_tool_shows_low_confidence_notes_under_no_relevant_memory(memory: MemoryIndex) -> None:
+    search = memory_tools(memory)[0]
+    message = search.invoke({"type": "tool_call", "id": "c1", "name": "memory_search",
+                             "args": {"query": WEAK_PARAPHRASE}})
+    payload = json.loads(message.content)
+    assert message.status == "success"
+    assert payload["results"] == [] and payload["no_relevant_memory"] is True
+    assert payload["note"].startswith("No relevant memory")
+    assert [item["path"] for item in payload["low_confidence"]] == ["memory/topics.md"]
+    assert "Lisbon" in payload["low_confidence"][0]["snippet"]
+    assert payload["low_confidence"][0]["citation"].startswith("memory/topics.md#L")
+
+
+def test_the_cli_lists_low_confidence_notes_apart(workspace: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["--workspace", str(workspace), "--index", str(tmp_path / "cli.sqlite"),
+                 "search", WEAK_PARAPHRASE])
+    out = capsys.readouterr().out
+    assert code == 0
+    head, _, tail = out.partition("possibly related (low confidence, not a match):")
+    assert "note: nothing relevant" in head and "memory/topics.md" not in head
+    assert "1. memory/topics.md#L" in tail and "Lisbon" in tail
+
+
+def test_eval_counts_low_confidence_hits_only_when_asked(workspace: Path, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text(json.dumps({"qid": "q1", "question": WEAK_PARAPHRASE,
+                                   "gold": [{"path": "memory/topics.md", "line": 4}]}) + "\n",
+                       encoding="utf-8")
+    recall = {}
+    for flag in ([], ["--low-confidence"]):
+        code = main(["--workspace", str(workspace), "eval", str(queries), "--json",
+                     "--index-dir", str(tmp_path / "eval"), *flag])
+        report = json.loads(capsys.readouterr().out)
+        assert code == 0
+        recall[bool(flag)] = report["groups"]["all"]["recall@6"]
+    assert recall == {False: 0.0, True: 1.0}

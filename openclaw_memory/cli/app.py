@@ -31,6 +31,7 @@ from openclaw_memory.opening import open_memory
 from openclaw_memory.search.snippets import citation
 from openclaw_memory.settings_sources import SettingsOrigin, load_settings
 from openclaw_memory.store.paths import state_dir
+from openclaw_memory.types import SearchHit
 
 if TYPE_CHECKING:
     from openclaw_memory.postgres import PostgresMemory
@@ -308,10 +309,17 @@ def _cmd_search(memory: Memory, args: argparse.Namespace) -> None:
         print("note: results may be stale (the index has not caught up with the files)")
     for note in response.notes:
         print(f"note: {note}")
-    for i, hit in enumerate(response.results, 1):
+    _print_hits(response.results, args.explain)
+    if response.low_confidence_results:
+        print("\npossibly related (low confidence, not a match):")
+        _print_hits(response.low_confidence_results, args.explain)
+
+
+def _print_hits(hits: Sequence[SearchHit], explain: bool) -> None:
+    for i, hit in enumerate(hits, 1):
         cite = hit.citation or f"{hit.path}#L{hit.start_line}-L{hit.end_line}"
         print(f"\n{i}. {cite}  score={hit.score:.3f}")
-        if args.explain:
+        if explain:
             print("   " + json.dumps(_rounded(hit.explanation.as_dict())))
         body = hit.snippet.split("\n\nSource:")[0]
         print("   " + body.replace("\n", "\n   "))

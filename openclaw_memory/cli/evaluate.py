@@ -62,6 +62,9 @@ def add_eval_parser(sub: Any) -> None:
                         "search's max_results")
     e.add_argument("--min-score", type=float, default=None, metavar="X",
                    help="search threshold (default: the index's own, as an agent gets it)")
+    e.add_argument("--low-confidence", action="store_true",
+                   help="where nothing passed the relevance gate, score the low-confidence hits "
+                        "(what memory_search shows the model under 'no relevant memory')")
     e.add_argument("--exclude-category", action="append", default=[], metavar="CAT",
                    help="leave a category out of the 'overall' row (repeatable or comma-separated;"
                         " LoCoMo: 5)")
@@ -143,7 +146,9 @@ def _header(report: dict[str, Any]) -> str:
         f"{len(report['workspaces'])} workspaces"
     return (f"{report['scored']} of {report['queries']} queries scored over {where}; "
             f"search mode: {modes or 'none'}; max_results: {max(report['ks'])}; "
-            f"min_score: {threshold}")
+            f"min_score: {threshold}"
+            + ("; low-confidence hits counted where none passed the gate"
+               if report.get("low_confidence") else ""))
 
 
 def _footer(report: dict[str, Any]) -> str:
@@ -166,8 +171,10 @@ def run_eval(args: argparse.Namespace, workspace: Callable[[], Path],
     exclude = [c.strip() for item in args.exclude_category for c in item.split(",") if c.strip()]
     members = _members(args, workspace)
     run = run_suite(members, _opener(args), ks=ks, min_score=args.min_score,
-                    progress=lambda _ws: progress())
+                    progress=lambda _ws: progress(), low_confidence=args.low_confidence)
     report = run.report(ks, exclude, args.min_score)
+    if args.low_confidence:
+        report["low_confidence"] = True
     for warning in run.warnings:
         _warn(warning)
     if report["no_gold"]:

@@ -166,7 +166,7 @@ def score_hits(gold: Sequence[Span], hits: Sequence[Span], ks: Sequence[int]) ->
 
 def run_queries(index: Memory, queries: Sequence[EvalQuery], *,
                 ks: Sequence[int] = DEFAULT_KS, min_score: float | None = None,
-                ) -> list[QueryOutcome]:
+                low_confidence: bool = False) -> list[QueryOutcome]:
     """Ask ``memory_search`` every question for max(ks) hits and score the ranking.
 
     ``min_score`` None applies the index's configured threshold: the figures are what an
@@ -174,13 +174,17 @@ def run_queries(index: Memory, queries: Sequence[EvalQuery], *,
     per query (recall@k reads its first k hits), so score.py agrees on ``--results-out``; in
     hybrid mode scores are calibrated over a candidate pool that grows with ``max_results``,
     so recall@6 at depth 10 can differ slightly from recall@6 at depth 6.
+
+    ``low_confidence``: where the relevance gate left no hit, score the low-confidence ones
+    instead (what the memory_search tool shows the model under "no relevant memory").
     """
     out: list[QueryOutcome] = []
     for q in queries:
         response = index.search(q.question, max_results=max(ks), min_score=min_score)
-        hits = tuple((h.path, h.start_line, h.end_line) for h in response.results)
+        found = response.results or (response.low_confidence_results if low_confidence else ())
+        hits = tuple((h.path, h.start_line, h.end_line) for h in found)
         metrics = score_hits(q.gold, hits, ks) if q.gold else None
-        out.append(QueryOutcome(q, hits, tuple(h.score for h in response.results), metrics,
+        out.append(QueryOutcome(q, hits, tuple(h.score for h in found), metrics,
                                 response.mode))
     return out
 

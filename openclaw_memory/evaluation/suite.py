@@ -80,7 +80,8 @@ def _load_all(members: Sequence[SuiteMember]) -> list[list[EvalQuery]]:
 
 def run_suite(members: Sequence[SuiteMember], open_index: OpenIndex, *,
               ks: Sequence[int] = DEFAULT_KS, min_score: float | None = None,
-              progress: Callable[[Path], Progress | None] | None = None) -> SuiteRun:
+              progress: Callable[[Path], Progress | None] | None = None,
+              low_confidence: bool = False) -> SuiteRun:
     """Sync each workspace's index, then ask its questions; outcomes in suite order."""
     if not ks or any(k < 1 for k in ks):
         raise EvalInputError(f"k values must be positive integers, got {list(ks)}")
@@ -92,6 +93,7 @@ def run_suite(members: Sequence[SuiteMember], open_index: OpenIndex, *,
             else:
                 memory.sync()  # a database workspace: loaded from the folder by its opener
             run.warnings.extend(gold_path_problems(memory, queries, member.workspace))
-            run.outcomes.extend(run_queries(memory, queries, ks=ks, min_score=min_score))
+            run.outcomes.extend(run_queries(memory, queries, ks=ks, min_score=min_score,
+                                            low_confidence=low_confidence))
         run.workspaces.append(str(Path(member.workspace).absolute()))
     return run

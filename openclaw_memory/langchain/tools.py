@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -36,7 +36,7 @@ from openclaw_memory.langchain.scope import (
 )
 from openclaw_memory.memory_base import ChatType, Memory
 from openclaw_memory.search.snippets import citation
-from openclaw_memory.types import SearchResponse
+from openclaw_memory.types import SearchHit, SearchResponse
 
 __all__ = [
     "MemoryGetInput",
@@ -243,20 +243,12 @@ class MemorySearchTool(_MemoryTool):
                 self._payload(call, response, explain=True))
 
     def _payload(self, call: _Call, response: SearchResponse, *, explain: bool) -> dict[str, Any]:
-        cite = call.cite
-        results = []
-        for hit in response.results:
-            item: dict[str, Any] = {"path": hit.path, "score": round(hit.score, 4),
-                                    "snippet": hit_snippet(hit, cite), "source": hit.source}
-            if cite:  # line numbers are citations too: not handed out where they are hidden
-                item.update(start_line=hit.start_line, end_line=hit.end_line,
-                            citation=citation_of(hit))
-            if explain:
-                item["explain"] = hit.explanation.as_dict()
-            results.append(item)
-        out: dict[str, Any] = {"results": results, "provider": response.provider,
-                               "model": response.model, "mode": response.mode,
-                               "citations": call.citations}
+        out: dict[str, Any] = {"results": _items(call, response.results, explain)}
+        if not response.results and response.low_confidence_results:
+            out.update(no_relevant_memory=True, note=_LOW_CONFIDENCE_NOTE,
+                       low_confidence=_items(call, response.low_confidence_results, explain))
+        out.update(provider=response.provider, model=response.model, mode=response.mode,
+                   citations=call.citations)
         for key in ("fallback", "warning", "action"):
             value = getattr(response, key)
             if value:
@@ -266,11 +258,33 @@ class MemorySearchTool(_MemoryTool):
         return out
 
 
+_LOW_CONFIDENCE_NOTE = (
+    "No relevant memory: nothing matched this query with confidence. The notes under "
+    "low_confidence are only possibly related (a paraphrase or another language can score "
+    "low): use one only if it plainly answers the question; otherwise tell the user you "
+    "checked memory and found nothing.")
+
+
+def _items(call: _Call, hits: Sequence[SearchHit], explain: bool) -> list[dict[str, Any]]:
+    cite = call.cite
+    results = []
+    for hit in hits:
+        item: dict[str, Any] = {"path": hit.path, "score": round(hit.score, 4),
+                                "snippet": hit_snippet(hit, cite), "source": hit.source}
+        if cite:  # line numbers are citations too: not handed out where they are hidden
+            item.update(start_line=hit.start_line, end_line=hit.end_line,
+                        citation=citation_of(hit))
+        if explain:
+            item["explain"] = hit.explanation.as_dict()
+        results.append(item)
+    return results
+
+
 def _raise_if_empty(response: SearchResponse) -> None:
     if response.disabled:
         raise ToolException(f"Memory search is unavailable: {response.error or response.warning}. "
                             f"{response.action or 'Continue without memory.'}")
-    if response.results:
+    if response.results or response.low_confidence_results:
         return
     reasons = [n for n in response.notes if n.startswith("nothing relevant")]
     detail = f" ({reasons[0]})" if reasons else ""

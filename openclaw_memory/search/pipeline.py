@@ -44,6 +44,9 @@ class SearchOutcome:
     embedding_error: EmbeddingError | None = None
     best_score: float | None = None
     extra: dict[str, object] = field(default_factory=dict)
+    # Hits the relevance gate turned away that still scored search.low_confidence_gate:
+    # never in ``hits``; a caller shows them, if at all, as "nothing relevant, but maybe".
+    low_confidence: tuple[SearchHit, ...] = ()
 
 
 def _query_vector(provider: EmbeddingProvider, query: str) -> np.ndarray | None:
@@ -313,10 +316,12 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     # hit, except where absolute scores decide relevance (an off-topic question's best
     # keyword hit shares a common word, nothing more).
     rescued = _exact_keyword_keys(store, request.keywords, [c.key for c in below])
+    weak: tuple[SearchHit, ...] = ()
     if absolute:
         closed = _gate(fused, settings, period_only) if request.min_score is None else None
         if closed is not None:
             notes.append(closed)
+            weak = _low_confidence(passing, scores, rows, request, settings, rescued)
             passing = []
     else:
         rescued |= {c.key for c in below if c.text_rank == 1}
@@ -328,4 +333,25 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
         notes.append(
             "nothing relevant: no chunk scored at least min_score "
             f"{min_score:.2f}" + (f" (best {best:.3f})" if best is not None else ""))
-    return SearchOutcome(hits, mode, tuple(notes), found.error, best)
+    if weak and not hits:
+        notes.append(f"low confidence: the best score reached low_confidence_gate "
+                     f"{settings.low_confidence_gate:.2f}; {len(weak)} hit(s) shown apart")
+    return SearchOutcome(hits, mode, tuple(notes), found.error, best,
+                         low_confidence=weak if not hits else ())
+
+
+def _low_confidence(passing: Sequence[Candidate], scores: Mapping[int, float],
+                    rows: Mapping[int, ChunkRow], request: SearchRequest,
+                    settings: SearchSettings, rescued: set[int]) -> tuple[SearchHit, ...]:
+    """The gated-away candidates, when the best of them still reaches ``low_confidence_gate``.
+
+    A paraphrase or a question in another language can be about a note and still score under
+    the gate, beside off-topic questions (an encoder limit, README "Retrieval quality"). The
+    gate's verdict stands; these are what a model may check, marked as such.
+    """
+    floor = settings.low_confidence_gate
+    if floor >= settings.relevance_gate or max(scores.values(), default=0.0) < floor:
+        return ()
+    # As above the gate: the best candidate decides, then every candidate over min_score.
+    weak = [c for c in passing if c.key not in rescued]
+    return build_hits(weak, scores, rows, request, settings, set()) if weak else ()

@@ -33,7 +33,7 @@ def build_response(outcome: SearchOutcome, choice: ProviderChoice,
         citations=citations, vector_path=vector_path,
         fallback=choice.fallback, stale=stale,
         error=str(error) if error else None, warning=warning, action=action,
-        notes=tuple(notes))
+        notes=tuple(notes), low_confidence_results=outcome.low_confidence)
 
 
 def _warning(choice: ProviderChoice, error: EmbeddingError | None) -> tuple[str | None, str | None]:

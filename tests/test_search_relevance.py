@@ -12,7 +12,7 @@ import pytest
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.cli.app import main
-from openclaw_memory.langchain import memory_tools
+from openclaw_memory.langchain import OpenClawMemoryRetriever, format_docs, memory_tools
 
 OFF_TOPIC = ["How tall is Mount Everest?", "Who wrote the novel War and Peace?",
              "珠穆朗玛峰有多高？", "What is the chemical symbol for tungsten?"]
@@ -181,3 +181,16 @@ def test_eval_counts_low_confidence_hits_only_when_asked(workspace: Path, tmp_pa
         assert code == 0
         recall[bool(flag)] = report["groups"]["all"]["recall@6"]
     assert recall == {False: 0.0, True: 1.0}
+
+
+def test_the_retriever_returns_low_confidence_documents_only_when_asked(
+        memory: MemoryIndex) -> None:
+    retriever = OpenClawMemoryRetriever(index=memory)
+    assert retriever.invoke(WEAK_PARAPHRASE) == []
+    docs = retriever.invoke(WEAK_PARAPHRASE, low_confidence=True)
+    assert [d.metadata["path"] for d in docs] == ["memory/topics.md"]
+    assert docs[0].metadata["low_confidence"] is True
+    assert format_docs(docs).startswith("(low confidence, possibly unrelated)\n")
+    confident = retriever.invoke("PostgreSQL billing service", low_confidence=True)
+    assert confident and not any("low_confidence" in d.metadata for d in confident)
+    assert retriever.invoke("How tall is Mount Everest?", low_confidence=True) == []

@@ -50,6 +50,9 @@ class _QueryFields(BaseModel):
     date_to: date | None = None
     chat_type: ChatType = "direct"
     filter: dict[str, Any] | None = None
+    low_confidence: bool = False
+    """Where nothing passes the relevance gate, return the low-confidence hits instead
+    (``search.low_confidence_gate``), each with ``metadata["low_confidence"] = True``."""
 
 
 class _Query(_QueryFields):
@@ -107,7 +110,10 @@ class OpenClawMemoryRetriever(BaseRetriever, _QueryFields):
       {"$gte": 2025}}``, see :mod:`openclaw_memory.search.filters`) over the hit's ``path``,
       ``source``, ``start_line``, ``end_line``, ``score`` and ``date`` (daily files, ISO) plus
       the note's front-matter metadata (YAML ``key: value`` lines, or the JSON header the
-      VectorStore and the LangGraph store write).
+      VectorStore and the LangGraph store write);
+    - ``low_confidence``: where nothing passes the relevance gate, return the hits that still
+      reached ``search.low_confidence_gate``, marked ``metadata["low_confidence"] = True``
+      (``format_docs`` labels them); off by default, so a chain gets nothing then.
     """
 
     index: Memory | None = None
@@ -157,7 +163,8 @@ class OpenClawMemoryRetriever(BaseRetriever, _QueryFields):
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
                                 **kwargs: Any) -> list[Document]:
         options = self._options(kwargs)
-        return [self._document(hit) for hit in self._hits(query, options)]
+        hits, weak = self._hits(query, options)
+        return [self._document(hit, low_confidence=weak) for hit in hits]
 
     async def _aget_relevant_documents(self, query: str, *,
                                        run_manager: AsyncCallbackManagerForRetrieverRun,
@@ -171,7 +178,8 @@ class OpenClawMemoryRetriever(BaseRetriever, _QueryFields):
         fields = {name: getattr(self, name) for name in _Query.model_fields}
         return _Query.model_validate({**fields, **kwargs})
 
-    def _hits(self, query: str, options: _Query) -> Sequence[SearchHit]:
+    def _hits(self, query: str, options: _Query) -> tuple[Sequence[SearchHit], bool]:
+        """The hits, and whether they are low-confidence ones."""
         memory = self.memory
         k = options.k or memory.settings.search.max_results
         fetch = min(_MAX_FETCH, k * _FILTER_WIDENING) if options.filtered else k
@@ -180,9 +188,12 @@ class OpenClawMemoryRetriever(BaseRetriever, _QueryFields):
                                  sources=options.sources, chat_type=options.chat_type,
                                  path_filter=options.path_filter())
         hits = response.results
+        weak = not hits and options.low_confidence and bool(response.low_confidence_results)
+        if weak:
+            hits = response.low_confidence_results
         if keep is not None:
             hits = tuple(hit for hit in hits if keep(self._filter_fields(hit, options)))
-        return hits[:k]
+        return hits[:k], weak
 
     def _filter_fields(self, hit: SearchHit, options: _Query) -> dict[str, Any]:
         """What a metadata filter sees of a hit: the note's front matter, then the hit's own
@@ -203,11 +214,13 @@ class OpenClawMemoryRetriever(BaseRetriever, _QueryFields):
             return {}
         return front_matter(head + "\n")
 
-    def _document(self, hit: SearchHit) -> Document:
+    def _document(self, hit: SearchHit, *, low_confidence: bool = False) -> Document:
         metadata: dict[str, Any] = {
             "path": hit.path, "start_line": hit.start_line, "end_line": hit.end_line,
             "score": hit.score, "source": hit.source,
         }
+        if low_confidence:
+            metadata["low_confidence"] = True
         if hit.citation is not None:
             metadata["citation"] = hit.citation
         if self.explain:
@@ -223,5 +236,8 @@ def format_docs(docs: Sequence[Document]) -> str:
     blocks = []
     for doc in docs:
         cite = doc.metadata.get("citation")
-        blocks.append(f"{doc.page_content}\nSource: {cite}" if cite else doc.page_content)
+        block = f"{doc.page_content}\nSource: {cite}" if cite else doc.page_content
+        if doc.metadata.get("low_confidence"):
+            block = f"(low confidence, possibly unrelated)\n{block}"
+        blocks.append(block)
     return "\n\n".join(blocks)

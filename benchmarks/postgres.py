@@ -337,9 +337,17 @@ def _clients(dsn: str, name: str, provider: Tabled, questions: list[str], n: int
     return len(latencies) / (time.perf_counter() - started), percentile(latencies, 50)
 
 
+def _kept_chunks(dsn: str, name: str) -> int:
+    """Chunks a workspace of an earlier run holds (0 when there is none)."""
+    with PostgresMemory.open(dsn, workspace=name, embedding={"provider": "none"}) as memory:
+        return int(memory.status()["chunks"])
+
+
 def run(n: int, dsn: str, model: Any, tmp: Path, args: Any) -> None:
     args.size = n
-    scaled = build_workspace(load_sources(), n, tmp / f"ws-{n}", model)
+    # Only a run that loads the workspace (or indexes it in SQLite) needs its files.
+    files = not (args.keep and args.skip_sqlite and _kept_chunks(dsn, f"bench{n}") >= n)
+    scaled = build_workspace(load_sources(), n, tmp / f"ws-{n}", model, write_files=files)
     # The benchmark's own million-entry text -> vector table is no part of a client's work:
     # kept out of the garbage collector's passes, which would otherwise walk it mid-search.
     gc.freeze()

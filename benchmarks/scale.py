@@ -143,7 +143,9 @@ class Scaled:
 
 
 def build_workspace(sources: list[Source], n_chunks: int, root: Path, model: EmbeddingProvider,
-                    seed: int = 11) -> Scaled:
+                    seed: int = 11, write_files: bool = True) -> Scaled:
+    """``write_files`` False: the texts, vectors and questions only (a benchmark that reuses
+    a workspace an earlier run loaded does not need the files, a few GB at 1M)."""
     rng = np.random.default_rng(seed)
     settings = MemorySettings.model_validate({"workspace": root}).chunking
     # Each workspace under its own folder: their paths overlap (MEMORY.md, the same dates).
@@ -171,9 +173,10 @@ def build_workspace(sources: list[Source], n_chunks: int, root: Path, model: Emb
             if copy and pattern is not None:
                 body = pattern.sub(lambda m, names=names: names[m[1]], body)
             rel = f"memory/c{copy:05d}/{path}"
-            target = root / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(body, encoding="utf-8")
+            if write_files:
+                target = root / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(body, encoding="utf-8")
             orig = by_line[path]
             for chunk in chunk_text(body, path=rel, source="memory", settings=settings):
                 chunks += 1

@@ -11,6 +11,7 @@ import pytest
 from openai_server import FakeOpenAIServer, server_error
 
 from openclaw_memory import MemoryIndex
+from openclaw_memory.langchain import OpenClawMemoryRetriever
 
 FTS_SYNTAX = ['"', '"unbalanced', "*", "foo*", "AND", "OR NOT", "NEAR(a b)", "NEAR(", "col:x",
               ":", "(", ")", "((a)", "a -b", "^start", "{x y}", "'", "\\", "%_", "\x00"]
@@ -199,3 +200,24 @@ def test_misconfigured_provider_answers_keyword_only_with_a_warning(workspace: P
         response = memory.search("PostgreSQL")
         assert response.mode == "keyword-only" and response.results
         assert response.warning and "key" in response.warning.lower()
+
+
+def test_an_areas_daily_notes_are_daily_for_decay_and_date_filters(workspace: Path,
+                                                                  tmp_path: Path) -> None:
+    # MemoryScope writes a user's daily notes to memory/<namespace>/YYYY-MM-DD.md.
+    area = workspace / "memory" / "memories" / "alice"
+    area.mkdir(parents=True)
+    (area / "2025-01-10.md").write_text("- heron sighting at the lake\n")
+    (area / "birds.md").write_text("- heron sighting at the lake\n")
+    with MemoryIndex.open(workspace, index_path=tmp_path / "a.sqlite",
+                          embedding={"provider": "none"},
+                          search={"temporal_decay": True, "half_life_days": 30}) as memory:
+        now = datetime(2025, 3, 11, tzinfo=UTC)  # 60 days after the daily note
+        hits = {h.path: h for h in memory.search("heron sighting", now=now,
+                                                 min_score=0).results}
+        assert hits["memory/memories/alice/2025-01-10.md"].explanation.decay == pytest.approx(0.25)
+        assert hits["memory/memories/alice/birds.md"].explanation.decay == 1.0
+        retriever = OpenClawMemoryRetriever(index=memory, min_score=0,
+                                            path_glob="memory/memories/alice/*")
+        docs = retriever.invoke("heron sighting", date_from="2025-01-01", date_to="2025-01-31")
+        assert [d.metadata["path"] for d in docs] == ["memory/memories/alice/2025-01-10.md"]

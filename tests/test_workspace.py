@@ -685,12 +685,15 @@ def test_session_discovery_refuses_a_symlinked_sessions_folder(root: Path, tmp_p
         ("memory/2024-5-1.md", None),
         ("memory/2024-05-01-standup.md", None),
         ("xmemory/2024-05-01.md", None),
-        ("memory/sub/2024-05-01.md", None),
+        ("memory/sub/2024-05-01.md", date(2024, 5, 1)),  # an area's daily notes
+        ("memory/memories/alice/2024-05-01.md", date(2024, 5, 1)),
+        ("memory/memories/alice/2024-05-01-standup.md", None),
+        ("notes/2024-05-01.md", None),
         ("memory/2024-05-01.MD", None),
         ("2024-05-01.md", None),
     ],
 )
-def test_is_daily_accepts_only_real_dates_directly_under_memory(
+def test_is_daily_accepts_only_real_dates_named_below_memory(
     path: str, expected: date | None
 ) -> None:
     assert is_daily(path) == expected

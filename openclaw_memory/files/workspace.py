@@ -46,7 +46,10 @@ IGNORED_DIR_NAMES = frozenset({".git", "node_modules", ".venv", "venv", "__pycac
 
 _ROOT_MEMORY_FILES = ("MEMORY.md", "memory.md")
 _MEMORY_DIR = "memory"
-_DAILY_RE = re.compile(r"(?:^|/)memory/(\d{4})-(\d{2})-(\d{2})\.md$")
+# A daily log is named by its day anywhere below memory/: the workspace's own
+# (memory/YYYY-MM-DD.md) and a user's or agent's area (memory/memories/<id>/YYYY-MM-DD.md,
+# where MemoryScope writes that user's daily notes).
+_DAILY_RE = re.compile(r"(?:^|/)memory/(?:[^/]+/)*(\d{4})-(\d{2})-(\d{2})\.md$")
 _DATED_NAME_RE = re.compile(r"(?:^|/)(\d{4})-(\d{2})-(\d{2})\.md$")
 # Control characters and backslashes: never legitimate in an agent-supplied path, and a
 # backslash would mean a Windows separator that POSIX treats as a file-name character.
@@ -72,7 +75,8 @@ _NOFOLLOW_DIR_FLAGS = _DIR_FLAGS | os.O_NOFOLLOW
 
 
 def is_daily(rel_path: str) -> date | None:
-    """The date of a daily log path (``.../memory/YYYY-MM-DD.md``), else ``None``.
+    """The date of a daily log path (``.../memory/YYYY-MM-DD.md``, or a ``YYYY-MM-DD.md`` in a
+    folder below ``memory/``: an area's daily notes), else ``None``.
 
     Impossible dates such as ``2024-02-30`` are not daily files: they get no temporal decay.
     """

@@ -103,8 +103,9 @@ class OpenClawMemoryRetriever(BaseRetriever, _QueryFields):
     - ``path_glob``: :func:`fnmatch.fnmatchcase` pattern on the workspace-relative path
       (``*`` also matches ``/``);
     - ``date_from`` / ``date_to``: inclusive range on the date of daily files
-      (``memory/YYYY-MM-DD.md``). **When a date bound is given, undated files (MEMORY.md,
-      topic notes, transcripts) are excluded**, because they have no date to compare;
+      (``memory/YYYY-MM-DD.md``, and an area's ``memory/<namespace>/YYYY-MM-DD.md``).
+      **When a date bound is given, undated files (MEMORY.md, topic notes, transcripts) are
+      excluded**, because they have no date to compare;
     - ``chat_type``: ``"group"`` and ``"channel"`` never return MEMORY.md;
     - ``filter``: a metadata filter with PGVector's operators (``{"kind": "travel", "year":
       {"$gte": 2025}}``, see :mod:`openclaw_memory.search.filters`) over the hit's ``path``,

@@ -124,19 +124,26 @@ def test_snippets_are_clamped_to_700_characters(workspace: Path, tmp_path: Path)
         assert len(hit.snippet) == 700 and hit.citation is None
 
 
-def test_temporal_decay_ages_daily_notes_but_not_evergreen_ones(workspace: Path,
-                                                                tmp_path: Path) -> None:
-    (workspace / "memory" / "2025-01-10.md").write_text("- heron sighting at the lake\n")
-    (workspace / "memory" / "birds.md").write_text("- heron sighting at the lake\n")
+# MemoryScope writes a user's daily notes to an area, memory/<namespace>/YYYY-MM-DD.md.
+@pytest.mark.parametrize("folder", ["memory", "memory/memories/alice"])
+def test_temporal_decay_ages_daily_notes_but_not_evergreen_ones(workspace: Path, tmp_path: Path,
+                                                                folder: str) -> None:
+    (workspace / folder).mkdir(parents=True, exist_ok=True)
+    (workspace / folder / "2025-01-10.md").write_text("- heron sighting at the lake\n")
+    (workspace / folder / "birds.md").write_text("- heron sighting at the lake\n")
+    daily, evergreen = f"{folder}/2025-01-10.md", f"{folder}/birds.md"
     with MemoryIndex.open(workspace, index_path=tmp_path / "d.sqlite",
                           embedding={"provider": "none"},
                           search={"temporal_decay": True, "half_life_days": 30}) as memory:
         now = datetime(2025, 3, 11, tzinfo=UTC)  # 60 days after the daily note
         hits = {h.path: h for h in memory.search("heron sighting", now=now,
                                                  min_score=0).results}
-        assert hits["memory/birds.md"].explanation.decay == 1.0
-        assert hits["memory/2025-01-10.md"].explanation.decay == pytest.approx(0.25)
-        assert hits["memory/birds.md"].score > hits["memory/2025-01-10.md"].score
+        assert hits[evergreen].explanation.decay == 1.0
+        assert hits[daily].explanation.decay == pytest.approx(0.25)
+        assert hits[evergreen].score > hits[daily].score
+        retriever = OpenClawMemoryRetriever(index=memory, min_score=0, path_glob=f"{folder}/*")
+        docs = retriever.invoke("heron sighting", date_from="2025-01-01", date_to="2025-01-31")
+        assert [d.metadata["path"] for d in docs] == [daily]
 
 
 def test_mmr_demotes_near_duplicates(workspace: Path, tmp_path: Path) -> None:
@@ -201,23 +208,3 @@ def test_misconfigured_provider_answers_keyword_only_with_a_warning(workspace: P
         assert response.mode == "keyword-only" and response.results
         assert response.warning and "key" in response.warning.lower()
 
-
-def test_an_areas_daily_notes_are_daily_for_decay_and_date_filters(workspace: Path,
-                                                                  tmp_path: Path) -> None:
-    # MemoryScope writes a user's daily notes to memory/<namespace>/YYYY-MM-DD.md.
-    area = workspace / "memory" / "memories" / "alice"
-    area.mkdir(parents=True)
-    (area / "2025-01-10.md").write_text("- heron sighting at the lake\n")
-    (area / "birds.md").write_text("- heron sighting at the lake\n")
-    with MemoryIndex.open(workspace, index_path=tmp_path / "a.sqlite",
-                          embedding={"provider": "none"},
-                          search={"temporal_decay": True, "half_life_days": 30}) as memory:
-        now = datetime(2025, 3, 11, tzinfo=UTC)  # 60 days after the daily note
-        hits = {h.path: h for h in memory.search("heron sighting", now=now,
-                                                 min_score=0).results}
-        assert hits["memory/memories/alice/2025-01-10.md"].explanation.decay == pytest.approx(0.25)
-        assert hits["memory/memories/alice/birds.md"].explanation.decay == 1.0
-        retriever = OpenClawMemoryRetriever(index=memory, min_score=0,
-                                            path_glob="memory/memories/alice/*")
-        docs = retriever.invoke("heron sighting", date_from="2025-01-01", date_to="2025-01-31")
-        assert [d.metadata["path"] for d in docs] == ["memory/memories/alice/2025-01-10.md"]

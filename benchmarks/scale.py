@@ -50,6 +50,7 @@ from openclaw_memory import MemoryIndex, MemorySettings
 from openclaw_memory.embeddings.base import EmbeddingProvider, provider_key_for
 from openclaw_memory.indexing.chunking import chunk_text
 from openclaw_memory.search.pipeline import SearchRequest, run_search
+from openclaw_memory.search.querylines import query_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "notebooks" / "data"
@@ -158,8 +159,9 @@ def build_workspace(sources: list[Source], n_chunks: int, root: Path, model: Emb
     base_vectors = model.embed_documents(base_texts)
     base = dict(zip(base_texts, base_vectors, strict=True))
     questions = sorted({q for s in sources for q in s.questions})
-    table: dict[str, np.ndarray] = dict(zip(questions, model.embed_documents(questions),
-                                            strict=True))
+    # A question of several lines (a dialogue) is searched with each of its lines too.
+    asked = sorted(set(questions) | {line for q in questions for line in query_lines(q)})
+    table: dict[str, np.ndarray] = dict(zip(asked, model.embed_documents(asked), strict=True))
     people, pool = _people(sources), _name_pool(rng)
     pattern = re.compile(r"\b(" + "|".join(map(re.escape, people)) + r")\b") if people else None
     texts: list[str] = []

@@ -210,16 +210,20 @@ def bandwidth_gbs() -> float:
     return data.nbytes / best / 1e9
 
 
-def _settings(ws: Path, backend: str, hybrid: bool = True) -> MemorySettings:
+def _settings(ws: Path, backend: str, hybrid: bool = True,
+              matrix_mb: int | None = None) -> MemorySettings:
+    store: dict[str, Any] = {"vector_backend": backend}
+    if matrix_mb is not None:
+        store["max_matrix_mb"] = matrix_mb
     return MemorySettings.model_validate({
-        "workspace": ws, "store": {"vector_backend": backend}, "search": {"hybrid": hybrid}})
+        "workspace": ws, "store": store, "search": {"hybrid": hybrid}})
 
 
 def measure_ours(scaled: Scaled, index_path: Path, provider: Tabled, backend: str,
-                 budget: float) -> dict[str, Any]:
+                 budget: float, matrix_mb: int | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     started = time.perf_counter()
-    with MemoryIndex(_settings(scaled.ws, backend), index_path=index_path,
+    with MemoryIndex(_settings(scaled.ws, backend, matrix_mb=matrix_mb), index_path=index_path,
                      embedder=provider) as memory:
         memory.sync()  # the first index (auto), or building the vec0 table from it (vec0)
         out["build_s"] = time.perf_counter() - started
@@ -235,7 +239,8 @@ def measure_ours(scaled: Scaled, index_path: Path, provider: Tabled, backend: st
         chunks = memory.store.counts()["chunks"]
     # After close: the WAL is checkpointed into the file.
     out["kb_per_chunk"] = index_path.stat().st_size / chunks / 1024
-    with MemoryIndex(_settings(scaled.ws, backend, hybrid=False), index_path=index_path,
+    with MemoryIndex(_settings(scaled.ws, backend, hybrid=False, matrix_mb=matrix_mb),
+                     index_path=index_path,
                      embedder=provider) as memory:
         memory.sync()
         out["vector"] = _time_queries(lambda q: memory.search(q, max_results=K),
@@ -254,7 +259,7 @@ def run_size(n: int, sources: list[Source], model: EmbeddingProvider, tmp: Path,
     provider = Tabled(scaled.table, int(scaled.vectors.shape[1]))
     rows: dict[str, dict[str, Any]] = {}
     rows["ours (auto: in-memory matrix)"] = measure_ours(
-        scaled, tmp / f"ours-{n}.sqlite", provider, "auto", args.budget)
+        scaled, tmp / f"ours-{n}.sqlite", provider, "auto", args.budget, args.max_matrix_mb)
     rows["ours (vec0 fallback)"] = measure_ours(
         scaled, tmp / f"ours-{n}.sqlite", provider, "vec0", args.budget)
     matrix = np.ascontiguousarray(scaled.vectors)
@@ -345,6 +350,9 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=8.0,
                     help="seconds of timed queries per cell, at least 10 queries")
     ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--max-matrix-mb", type=int, default=None,
+                    help="store.max_matrix_mb for the auto rows (default: the setting's; a "
+                         "million chunks need 2 200 to stay in the in-memory matrix)")
     ap.add_argument("--max-inmemory", type=int, default=100_000,
                     help="largest size given to InMemoryVectorStore")
     args = ap.parse_args()

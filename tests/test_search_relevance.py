@@ -139,8 +139,10 @@ def test_a_low_confidence_gate_at_the_relevance_gate_turns_them_off(workspace: P
 
 def test_an_explicit_min_score_has_no_low_confidence_band(memory: MemoryIndex) -> None:
     # min_score replaces the gate: whatever passes it is a hit, nothing is set apart.
-    response = memory.search(WEAK_PARAPHRASE, min_score=0.3)
-    assert response.results == () and response.low_confidence_results == ()
+    response = memory.search(WEAK_PARAPHRASE, min_score=0.1)
+    assert [h.path for h in response.results][:1] == ["memory/topics.md"]
+    assert response.low_confidence_results == ()
+    assert memory.search(WEAK_PARAPHRASE, min_score=0.3).low_confidence_results == ()
 
 
 def test_the_tool_shows_low_confidence_notes_under_no_relevant_memory(memory: MemoryIndex) -> None:

@@ -321,7 +321,9 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
         closed = _gate(fused, settings, period_only) if request.min_score is None else None
         if closed is not None:
             notes.append(closed)
-            weak = _low_confidence(passing, scores, rows, request, settings, rescued)
+            # A chunk holding every query term is still a hit; only without one is there
+            # nothing relevant, and room for the low-confidence band.
+            weak = () if rescued else _low_confidence(passing, scores, rows, request, settings)
             passing = []
     else:
         rescued |= {c.key for c in below if c.text_rank == 1}
@@ -333,16 +335,15 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
         notes.append(
             "nothing relevant: no chunk scored at least min_score "
             f"{min_score:.2f}" + (f" (best {best:.3f})" if best is not None else ""))
-    if weak and not hits:
+    if weak:
         notes.append(f"low confidence: the best score reached low_confidence_gate "
                      f"{settings.low_confidence_gate:.2f}; {len(weak)} hit(s) shown apart")
-    return SearchOutcome(hits, mode, tuple(notes), found.error, best,
-                         low_confidence=weak if not hits else ())
+    return SearchOutcome(hits, mode, tuple(notes), found.error, best, low_confidence=weak)
 
 
 def _low_confidence(passing: Sequence[Candidate], scores: Mapping[int, float],
                     rows: Mapping[int, ChunkRow], request: SearchRequest,
-                    settings: SearchSettings, rescued: set[int]) -> tuple[SearchHit, ...]:
+                    settings: SearchSettings) -> tuple[SearchHit, ...]:
     """The gated-away candidates, when the best of them still reaches ``low_confidence_gate``.
 
     A paraphrase or a question in another language can be about a note and still score under
@@ -353,5 +354,4 @@ def _low_confidence(passing: Sequence[Candidate], scores: Mapping[int, float],
     if floor >= settings.relevance_gate or max(scores.values(), default=0.0) < floor:
         return ()
     # As above the gate: the best candidate decides, then every candidate over min_score.
-    weak = [c for c in passing if c.key not in rescued]
-    return build_hits(weak, scores, rows, request, settings, set()) if weak else ()
+    return build_hits(passing, scores, rows, request, settings, set()) if passing else ()

@@ -65,7 +65,14 @@ CONFIGS: tuple[Config, ...] = (
                           "0.7 cosine + 0.3 keyword coverage (the score) + 0.1 keyword strength + "
                           "0.2 for a named date (ordering), a dialogue's lines compared too, "
                           "relevance gate 0.15 (low confidence from 0.10), citations of at least "
-                          "5 lines around the best line, one hit per passage"),
+                          "5 lines around the best line, one hit per passage; a question's "
+                          "Chinese/English words translated (CC-CEDICT), weight 0.4"),
+    Config("no-translation", {"search": {"translate_queries": False}},
+           "the default, questions searched only as asked (before query translation)"),
+    Config("translation-0.5", {"search": {"translation_weight": 0.5}},
+           "the default, a translated word counting 0.5 of the question's own"),
+    Config("translation-0.6", {"search": {"translation_weight": 0.6}},
+           "the default, a translated word counting 0.6 of the question's own"),
     Config("keyword-only", {"embedding": {"provider": "none"}}, "FTS5 BM25 alone"),
     Config("minilm", {"embedding": {"provider": "local", "model": "all-MiniLM-L6-v2"}},
            "all-MiniLM-L6-v2 int8 (English), 256-wordpiece windows mean-pooled"),

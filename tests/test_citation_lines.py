@@ -101,7 +101,7 @@ def test_transcript_chunks_are_never_narrowed() -> None:
             ChunkRow(2, "b", "memory/2026-01-01.md", "memory", 1, 12, text)]
     request = SearchRequest("Pixel", 6, None, ("memory", "sessions"), True,
                             now=__import__("datetime").datetime(2026, 1, 2))
-    spans = _cited_spans(request, rows, 5)
+    spans = _cited_spans(request, rows, set(), 5)
     assert 1 not in spans and spans[2] == (1, 5)
 
 

@@ -56,6 +56,24 @@ def test_a_weak_paraphrase_gets_low_confidence_hits_apart(pg_dsn: str) -> None:
         assert memory.search("How tall is Mount Everest?").low_confidence_results == ()
 
 
+def test_a_question_in_the_other_language_is_translated(pg_dsn: str) -> None:
+    notes = ("上午和房东讨论了续租合同，租金不变。\n下午去超市买了牛奶、鸡蛋和面包。\n"
+             "女儿的生日派对定在六月十二日，在公园里举行。\n晚上读完了一本关于宇宙的科普书。\n"
+             "车子的保险下个月到期，需要续保。\n同事推荐了一家新开的川菜馆。\n"
+             "周末计划去爬山，天气预报说会下雨。")
+    with PostgresMemory.open(pg_dsn, workspace="bilingual", timezone="UTC") as memory:
+        memory.write(notes, target="memory")
+        top = memory.search("When is my daughter's birthday party?").results[0]
+        assert top.citation == "MEMORY.md#L1-L5"  # line 3, the party, at the centre
+        assert top.explanation is not None and top.explanation.translated
+        assert "女儿的生日派对" in memory.get(top.citation).text
+    with PostgresMemory.open(pg_dsn, workspace="bilingual", timezone="UTC",
+                             search={"translate_queries": False}) as memory:
+        # by meaning alone, just over the gate, and nothing says which line
+        alone = memory.search("When is my daughter's birthday party?").results[0]
+        assert alone.citation == "MEMORY.md#L1-L7" and alone.score < top.score
+
+
 def test_daily_notes_are_appended_as_blocks_and_a_duplicate_is_not_written_again(
         pg_dsn: str) -> None:
     with _pg(pg_dsn) as memory:

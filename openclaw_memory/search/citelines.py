@@ -84,11 +84,20 @@ def cited_span(chunk: ChunkLines, terms: Sequence[str], min_lines: int,
 
 
 def cited_spans(chunks: Sequence[ChunkLines], terms: Sequence[str], min_lines: int,
-                matcher: LineMatcher) -> list[tuple[int, int]]:
+                matcher: LineMatcher,
+                concepts: Sequence[Sequence[Sequence[str]]] | None = None,
+                ) -> list[tuple[int, int]]:
     """The (start, end) lines each hit cites; a chunk's whole span when no line holds a
     query term, when the chunk is already short, or when its text does not map onto its line
     numbers (then nothing could be cited exactly). The lines of every chunk are matched
-    together: one scratch-table query per term and search, not per term and hit."""
+    together: one scratch-table query per term and search, not per term and hit.
+
+    ``concepts`` (a translated question, search/translation.py): each is a list of
+    renderings, each a list of terms; a line's share is then the concepts it holds (one of
+    their renderings whole), so a word's many renderings neither add up nor dilute the share.
+    """
+    if concepts is not None:
+        terms = list(dict.fromkeys(t for c in concepts for r in c for t in r))
     numbered: dict[int, dict[int, str]] = {}
     for i, chunk in enumerate(chunks):
         lines = chunk.text.split("\n")
@@ -100,10 +109,27 @@ def cited_spans(chunks: Sequence[ChunkLines], terms: Sequence[str], min_lines: i
     # Each chunk's own lines by number, filled in one pass over the matches.
     coverage: dict[int, dict[int, float]] = {i: dict.fromkeys(lines, 0.0)
                                              for i, lines in numbered.items()}
-    for found in matcher.lookup(keyed, terms).values() if keyed else ():
-        for key in found:
-            coverage[key // _STRIDE][key % _STRIDE] += 1 / len(terms)
+    found = matcher.lookup(keyed, terms) if keyed else {}
+    for key, share in (_concept_shares(found, concepts) if concepts is not None
+                       else _term_shares(found, len(terms))):
+        coverage[key // _STRIDE][key % _STRIDE] += share
     return [_span(chunk, coverage.get(i, {}), min_lines) for i, chunk in enumerate(chunks)]
+
+
+def _term_shares(found: Mapping[str, set[int]], count: int) -> list[tuple[int, float]]:
+    return [(key, 1 / count) for keys in found.values() for key in keys]
+
+
+def _concept_shares(found: Mapping[str, set[int]],
+                    concepts: Sequence[Sequence[Sequence[str]]]) -> list[tuple[int, float]]:
+    shares: list[tuple[int, float]] = []
+    for renderings in concepts:
+        holding: set[int] = set()
+        for terms in renderings:
+            if terms:
+                holding |= set.intersection(*(found.get(t, set()) for t in terms))
+        shares.extend((key, 1 / len(concepts)) for key in holding)
+    return shares
 
 
 def _span(chunk: ChunkLines, coverage: dict[int, float], min_lines: int) -> tuple[int, int]:

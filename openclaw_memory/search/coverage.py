@@ -15,8 +15,9 @@ from collections.abc import Mapping, Sequence
 
 from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.textsearch import keyword_terms
+from openclaw_memory.search.translation import QueryTranslation
 
-__all__ = ["idf", "keyword_coverage"]
+__all__ = ["concept_coverage", "idf", "keyword_coverage"]
 
 
 def idf(total: int, containing: int) -> float:
@@ -39,4 +40,33 @@ def keyword_coverage(store: SearchBackend, query: str, keys: Sequence[int]) -> M
         for key in found:
             if key in covered:
                 covered[key] += weights[term]
+    return {key: min(1.0, value / mass) for key, value in covered.items()}
+
+
+def concept_coverage(store: SearchBackend, translation: QueryTranslation,
+                     keys: Sequence[int]) -> Mapping[int, float]:
+    """Coverage in [0, 1] of a translated question's concepts for each chunk in ``keys``.
+
+    A chunk covers a concept when it holds every term of one of its renderings. A concept
+    weighs the IDF of its commonest rendering term: it is as rare as its commonest way of
+    being said, and its renderings never add up (three synonyms are one word of the question).
+    """
+    concepts = [c.rendering_terms() for c in translation.concepts]
+    terms = list(dict.fromkeys(t for rs in concepts for r in rs for t in r))
+    if not terms or not keys:
+        return {}
+    total, containing = store.term_statistics(terms)
+    weights = [idf(total, max(containing[t] for r in rs for t in r)) if rs else 0.0
+               for rs in concepts]
+    mass = sum(weights)
+    if mass <= 0:
+        return {}
+    holding = {t: set(found) for t, found in store.terms_in(terms, keys).items()}
+    empty: set[int] = set()
+    covered = dict.fromkeys(keys, 0.0)
+    for rs, weight in zip(concepts, weights, strict=True):
+        having = set().union(*(set.intersection(*(holding.get(t, empty) for t in r)) for r in rs))
+        for key in having:
+            if key in covered:
+                covered[key] += weight
     return {key: min(1.0, value / mass) for key, value in covered.items()}

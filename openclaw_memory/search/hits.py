@@ -62,17 +62,29 @@ def _file_lines(row: ChunkRow) -> dict[int, str] | None:
     return {row.start_line + i: line for i, line in enumerate(lines)}
 
 
-def _cited_spans(request: SearchRequest, rows: Sequence[ChunkRow],
+def _cited_spans(request: SearchRequest, rows: Sequence[ChunkRow], translated: set[int],
                  min_lines: int) -> dict[int, tuple[int, int]]:
     """The lines each Markdown hit cites (search/citelines.py); transcripts' chunks are
-    rendered messages, not file lines, and are cited whole."""
+    rendered messages, not file lines, and are cited whole. A chunk the translated question
+    covered (``translated``) cites the lines holding the translation's words."""
     notes = [r for r in rows if r.source == "memory" and r.end_line - r.start_line + 1 > min_lines]
-    terms = keyword_terms(request.keywords) if min_lines > 0 and notes else []
-    if not terms:
+    if min_lines <= 0 or not notes:
         return {}
-    spans = cited_spans([ChunkLines(r.text, r.start_line, r.end_line) for r in notes], terms,
-                        min_lines, _LINES)
-    return {r.rowid: span for r, span in zip(notes, spans, strict=True)}
+    own = [r for r in notes if r.rowid not in translated]
+    spans = _spans(own, keyword_terms(request.keywords), min_lines, None)
+    if request.translation is not None:
+        concepts = [c.rendering_terms() for c in request.translation.concepts]
+        spans |= _spans([r for r in notes if r.rowid in translated], [], min_lines, concepts)
+    return spans
+
+
+def _spans(rows: Sequence[ChunkRow], terms: list[str], min_lines: int,
+           concepts: list[list[list[str]]] | None) -> dict[int, tuple[int, int]]:
+    if not rows or not (terms or concepts):
+        return {}
+    found = cited_spans([ChunkLines(r.text, r.start_line, r.end_line) for r in rows], terms,
+                        min_lines, _LINES, concepts)
+    return {r.rowid: span for r, span in zip(rows, found, strict=True)}
 
 
 def build_hits(kept: Sequence[Candidate], scores: Mapping[int, float],
@@ -80,7 +92,8 @@ def build_hits(kept: Sequence[Candidate], scores: Mapping[int, float],
                rescued: set[int]) -> tuple[SearchHit, ...]:
     """Up to ``request.max_results`` hits from ``kept`` (best first)."""
     window = list(kept[: request.max_results * (_LOOKAHEAD if settings.merge_overlaps else 1)])
-    spans = _cited_spans(request, [rows[c.key] for c in window], settings.citation_lines)
+    spans = _cited_spans(request, [rows[c.key] for c in window],
+                         {c.key for c in window if c.translated}, settings.citation_lines)
     passages: list[_Passage] = []
     for c in window:
         if len(passages) == request.max_results:
@@ -114,7 +127,8 @@ def _to_hit(p: _Passage, score: float, request: SearchRequest, snippet_chars: in
         text_rank=c.text_rank, fused=c.fused, decay=c.decay, mmr_penalty=c.mmr_penalty,
         rescued=p.rescued, bm25=c.bm25, keyword_strength=c.keyword_strength,
         chunk_lines=chunk_lines if narrowed else None, date_match=c.date_match,
-        line_cosine=c.line_cosine, folded=tuple(r.id for r in p.folded))
+        line_cosine=c.line_cosine, folded=tuple(r.id for r in p.folded),
+        translated=c.translated)
     return SearchHit(row.path, p.start, p.end, score, snippet,
                      "sessions" if row.source == "sessions" else "memory",
                      cite if request.citations else None, row.id, explanation)

@@ -19,7 +19,7 @@ from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.errors import EmbeddingError, IndexCorruptError, StoreError
 from openclaw_memory.files.workspace import is_daily
 from openclaw_memory.search.backend import SearchBackend
-from openclaw_memory.search.coverage import keyword_coverage
+from openclaw_memory.search.coverage import concept_coverage, keyword_coverage
 from openclaw_memory.search.dates import DateWindow, about_a_period, in_windows, question_dates
 from openclaw_memory.search.hits import build_hits
 from openclaw_memory.search.keywords import candidate_query, keyword_candidates
@@ -28,6 +28,7 @@ from openclaw_memory.search.querylines import best_line_cosines, blend, query_li
 from openclaw_memory.search.ranking import Candidate, decay_multiplier, evidence, fuse, mmr_order
 from openclaw_memory.search.request import SearchRequest
 from openclaw_memory.search.textsearch import keyword_terms
+from openclaw_memory.search.translation import QueryTranslation, translate_query
 from openclaw_memory.store import ChunkRow
 from openclaw_memory.types import SearchHit
 
@@ -158,7 +159,8 @@ def _gather(store: SearchBackend, provider: EmbeddingProvider | None, request: S
                                      path_prefix=request.path_prefix)
     later = _alongside(store, vector_side) if vector is not None else None
     if provider is None or settings.hybrid or found.error is not None:
-        found.text_hits = keyword_candidates(store, request.keywords, limit, request.sources, notes,
+        found.text_hits = keyword_candidates(store, request.candidate_keywords, limit,
+                                              request.sources, notes,
                                               settings.query_timeout_seconds,
                                               path_prefix=request.path_prefix)
     if vector is not None:
@@ -170,7 +172,7 @@ def _gather(store: SearchBackend, provider: EmbeddingProvider | None, request: S
             notes.append(f"{exc}; answering keyword-only")
             found.query_vector = None
             if not found.text_hits:
-                found.text_hits = keyword_candidates(store, request.keywords, limit,
+                found.text_hits = keyword_candidates(store, request.candidate_keywords, limit,
                                                       request.sources, notes,
                                                       path_prefix=request.path_prefix)
     return found
@@ -211,6 +213,37 @@ def _coverage(store: SearchBackend, query: str, found: _Candidates,
         raise
     except StoreError:
         return {}  # vectors alone then; the keyword side already said why in its note
+
+
+def _translated_coverage(store: SearchBackend, translation: QueryTranslation | None,
+                         found: _Candidates, coverage: Mapping[int, float],
+                         settings: SearchSettings) -> tuple[Mapping[int, float], set[int]]:
+    """Each candidate's coverage as the larger of its own words' and its translated words'
+    (weighted by ``translation_weight``), and the candidates the translation covered more."""
+    if translation is None or settings.translation_weight <= 0:
+        return coverage, set()
+    try:
+        translated = concept_coverage(store, translation, found.keys())
+    except IndexCorruptError:
+        raise
+    except StoreError:
+        return coverage, set()
+    weighted = {k: settings.translation_weight * v for k, v in translated.items()}
+    better = {k for k, v in weighted.items() if v > coverage.get(k, 0.0)}
+    return {**coverage, **{k: weighted[k] for k in better}}, better
+
+
+def _translation(query: str, provider: EmbeddingProvider | None,
+                 settings: SearchSettings) -> QueryTranslation | None:
+    """The question's words in the other language, where absolute scores weigh them.
+
+    Only absolute fusion counts a translated word at ``translation_weight`` of the question's
+    own; BM25 (keyword-only search, the other fusions) would rank a chunk holding a rendering
+    like one holding the word asked for, so there the question is searched as asked.
+    """
+    if not settings.translate_queries or provider is None or settings.fusion != "absolute":
+        return None
+    return translate_query(query)
 
 
 def _gate(fused: Sequence[Candidate], settings: SearchSettings, period_only: bool) -> str | None:
@@ -266,6 +299,9 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     request = replace(request, query=bounded.text, keyword_query=bounded.keyword_text)
     if not request.query.strip():
         return SearchOutcome((), _mode(provider, settings, None), (*notes, "empty query"))
+    translation = _translation(request.keywords, provider, settings)
+    if translation is not None:
+        request = replace(request, translation=translation)
     found = _gather(store, provider, request, settings, notes)
     mode = _mode(provider, settings, found.error)
     absolute = settings.fusion == "absolute" and bool(found.vector_hits)
@@ -276,6 +312,8 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     extra_vector, extra_text = ({}, {}) if settings.fusion not in ("calibrated", "absolute") else (
         _lookups(store, found, request.keywords, bm25=settings.fusion == "calibrated"))
     coverage = _coverage(store, request.keywords, found, settings) if absolute else {}
+    coverage, translated = (_translated_coverage(store, translation, found, coverage, settings)
+                            if absolute else (coverage, set()))
     lines = _line_cosines(store, provider, request, found, settings, notes) if absolute else {}
     if lines:
         found.vector_hits = list(blend(dict(found.vector_hits), lines,
@@ -293,6 +331,8 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
                  if in_windows(rows[c.key].path, windows) else c for c in fused]
     if lines:
         fused = [replace(c, line_cosine=lines.get(c.key)) for c in fused]
+    if translated:
+        fused = [replace(c, translated=True) if c.key in translated else c for c in fused]
     if request.path_filter is not None:
         fused = [c for c in fused if request.path_filter(rows[c.key].path)]
     if settings.temporal_decay:

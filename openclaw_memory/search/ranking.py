@@ -41,6 +41,7 @@ class Candidate:
     keyword_strength: float | None = None
     date_match: bool = False
     line_cosine: float | None = None
+    translated: bool = False
 
     @property
     def score(self) -> float:

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from openclaw_memory.search.translation import QueryTranslation
+
 __all__ = ["SearchRequest"]
 
 
@@ -21,6 +23,10 @@ class SearchRequest:
     path_filter: Callable[[str], bool] | None = None
     keyword_query: str | None = None
     """The query as the keyword side searches it (its terms bounded); None: ``query``."""
+    translation: QueryTranslation | None = None
+    """The question's words in the other language (search/translation.py), set by the
+    pipeline: the keyword side searches them too, and a hit whose keyword coverage comes from
+    them cites the lines holding them."""
     path_prefix: str | None = None
     """Only files under this folder are candidates (one user's memory in a shared workspace):
     applied inside the candidate queries, so other folders never crowd the pool."""
@@ -28,3 +34,11 @@ class SearchRequest:
     @property
     def keywords(self) -> str:
         return self.query if self.keyword_query is None else self.keyword_query
+
+    @property
+    def candidate_keywords(self) -> str:
+        """What the keyword side searches for candidates: the question's terms and, when it
+        was translated, their renderings (an OR of every term)."""
+        if self.translation is None:
+            return self.keywords
+        return f"{self.keywords} {self.translation.text}"

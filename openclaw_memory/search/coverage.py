@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.search.translation import QueryTranslation
 
-__all__ = ["concept_coverage", "idf", "keyword_coverage"]
+__all__ = ["concept_coverage", "coverages", "idf", "keyword_coverage"]
 
 
 def idf(total: int, containing: int) -> float:
@@ -25,48 +26,81 @@ def idf(total: int, containing: int) -> float:
     return math.log(1.0 + (total - containing + 0.5) / (containing + 0.5))
 
 
-def keyword_coverage(store: SearchBackend, query: str, keys: Sequence[int]) -> Mapping[int, float]:
-    """Coverage in [0, 1] of ``query``'s terms for each chunk in ``keys`` (absent: no terms)."""
-    terms = keyword_terms(query)
-    if not terms or not keys:
-        return {}
+@dataclass(frozen=True, slots=True)
+class _Terms:
+    """What the index says of some terms: chunk count, chunks holding each term, and which of
+    the candidates hold each."""
+
+    total: int
+    containing: Mapping[str, int]
+    holding: Mapping[str, set[int]]
+
+    def idf(self, term: str) -> float:
+        return idf(self.total, self.containing[term])
+
+
+def _look_up(store: SearchBackend, terms: Sequence[str], keys: Sequence[int]) -> _Terms:
     total, containing = store.term_statistics(terms)
-    weights = {t: idf(total, containing[t]) for t in terms}
+    holding = {t: set(found) for t, found in store.terms_in(terms, keys).items()}
+    return _Terms(total, containing, holding)
+
+
+def _own(terms: Sequence[str], keys: Sequence[int], seen: _Terms) -> dict[int, float]:
+    weights = {t: seen.idf(t) for t in terms}
     mass = sum(weights.values())
     if mass <= 0:
         return {}
     covered = dict.fromkeys(keys, 0.0)
-    for term, found in store.terms_in(terms, keys).items():
-        for key in found:
+    for term in terms:
+        for key in seen.holding.get(term, ()):
             if key in covered:
                 covered[key] += weights[term]
     return {key: min(1.0, value / mass) for key, value in covered.items()}
+
+
+def _concepts(concepts: Sequence[list[list[str]]], keys: Sequence[int],
+              seen: _Terms) -> dict[int, float]:
+    # A concept weighs the IDF of its commonest rendering term: it is as rare as its commonest
+    # way of being said, and its renderings never add up (three synonyms are one word).
+    weights = [seen.idf(max((t for r in rs for t in r), key=lambda t: seen.containing[t]))
+               if rs else 0.0 for rs in concepts]
+    mass = sum(weights)
+    if mass <= 0:
+        return {}
+    covered = dict.fromkeys(keys, 0.0)
+    for rs, weight in zip(concepts, weights, strict=True):
+        having: set[int] = set()
+        for r in rs:
+            having |= set.intersection(*(seen.holding.get(t, set()) for t in r))
+        for key in having:
+            if key in covered:
+                covered[key] += weight
+    return {key: min(1.0, value / mass) for key, value in covered.items()}
+
+
+def keyword_coverage(store: SearchBackend, query: str, keys: Sequence[int]) -> Mapping[int, float]:
+    """Coverage in [0, 1] of ``query``'s terms for each chunk in ``keys`` (absent: no terms)."""
+    return coverages(store, query, None, keys)[0]
 
 
 def concept_coverage(store: SearchBackend, translation: QueryTranslation,
                      keys: Sequence[int]) -> Mapping[int, float]:
     """Coverage in [0, 1] of a translated question's concepts for each chunk in ``keys``.
 
-    A chunk covers a concept when it holds every term of one of its renderings. A concept
-    weighs the IDF of its commonest rendering term: it is as rare as its commonest way of
-    being said, and its renderings never add up (three synonyms are one word of the question).
+    A chunk covers a concept when it holds every term of one of its renderings.
     """
-    concepts = [c.rendering_terms() for c in translation.concepts]
-    terms = list(dict.fromkeys(t for rs in concepts for r in rs for t in r))
+    return coverages(store, "", translation, keys)[1]
+
+
+def coverages(store: SearchBackend, query: str, translation: QueryTranslation | None,
+              keys: Sequence[int]) -> tuple[Mapping[int, float], Mapping[int, float]]:
+    """:func:`keyword_coverage` and :func:`concept_coverage` from one look-up of their terms
+    (the candidates' texts are matched once, not once per language)."""
+    own = keyword_terms(query)
+    concepts = [c.rendering_terms() for c in translation.concepts] if translation else []
+    terms = list(dict.fromkeys([*own, *(t for rs in concepts for r in rs for t in r)]))
     if not terms or not keys:
-        return {}
-    total, containing = store.term_statistics(terms)
-    weights = [idf(total, max(containing[t] for r in rs for t in r)) if rs else 0.0
-               for rs in concepts]
-    mass = sum(weights)
-    if mass <= 0:
-        return {}
-    holding = {t: set(found) for t, found in store.terms_in(terms, keys).items()}
-    empty: set[int] = set()
-    covered = dict.fromkeys(keys, 0.0)
-    for rs, weight in zip(concepts, weights, strict=True):
-        having = set().union(*(set.intersection(*(holding.get(t, empty) for t in r)) for r in rs))
-        for key in having:
-            if key in covered:
-                covered[key] += weight
-    return {key: min(1.0, value / mass) for key, value in covered.items()}
+        return {}, {}
+    seen = _look_up(store, terms, keys)
+    return (_own(own, keys, seen) if own else {},
+            _concepts(concepts, keys, seen) if concepts else {})

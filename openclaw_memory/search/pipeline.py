@@ -19,7 +19,7 @@ from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.errors import EmbeddingError, IndexCorruptError, StoreError
 from openclaw_memory.files.workspace import is_daily
 from openclaw_memory.search.backend import SearchBackend
-from openclaw_memory.search.coverage import concept_coverage, keyword_coverage
+from openclaw_memory.search.coverage import coverages
 from openclaw_memory.search.dates import DateWindow, about_a_period, in_windows, question_dates
 from openclaw_memory.search.hits import build_hits
 from openclaw_memory.search.keywords import candidate_query, keyword_candidates
@@ -205,32 +205,21 @@ def _lookups(store: SearchBackend, found: _Candidates, query: str, *,
     return extra_vector, extra_text
 
 
-def _coverage(store: SearchBackend, query: str, found: _Candidates,
-              settings: SearchSettings) -> Mapping[int, float]:
+def _coverage(store: SearchBackend, query: str, translation: QueryTranslation | None,
+              found: _Candidates, settings: SearchSettings) -> tuple[Mapping[int, float], set[int]]:
+    """Each candidate's keyword coverage, and the candidates whose coverage is their
+    translated words' (times ``translation_weight``) because it exceeds their own words'."""
+    if translation is not None and settings.translation_weight <= 0:
+        translation = None
     try:
-        return keyword_coverage(store, query, found.keys())
+        own, concepts = coverages(store, query, translation, found.keys())
     except IndexCorruptError:
         raise
     except StoreError:
-        return {}  # vectors alone then; the keyword side already said why in its note
-
-
-def _translated_coverage(store: SearchBackend, translation: QueryTranslation | None,
-                         found: _Candidates, coverage: Mapping[int, float],
-                         settings: SearchSettings) -> tuple[Mapping[int, float], set[int]]:
-    """Each candidate's coverage as the larger of its own words' and its translated words'
-    (weighted by ``translation_weight``), and the candidates the translation covered more."""
-    if translation is None or settings.translation_weight <= 0:
-        return coverage, set()
-    try:
-        translated = concept_coverage(store, translation, found.keys())
-    except IndexCorruptError:
-        raise
-    except StoreError:
-        return coverage, set()
-    weighted = {k: settings.translation_weight * v for k, v in translated.items()}
-    better = {k for k, v in weighted.items() if v > coverage.get(k, 0.0)}
-    return {**coverage, **{k: weighted[k] for k in better}}, better
+        return {}, set()  # vectors alone then; the keyword side already said why in its note
+    weighted = {k: settings.translation_weight * v for k, v in concepts.items()}
+    better = {k for k, v in weighted.items() if v > own.get(k, 0.0)}
+    return {**own, **{k: weighted[k] for k in better}}, better
 
 
 def _translation(query: str, provider: EmbeddingProvider | None,
@@ -311,9 +300,8 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
                                     min(200, request.max_results * settings.candidate_multiplier))
     extra_vector, extra_text = ({}, {}) if settings.fusion not in ("calibrated", "absolute") else (
         _lookups(store, found, request.keywords, bm25=settings.fusion == "calibrated"))
-    coverage = _coverage(store, request.keywords, found, settings) if absolute else {}
-    coverage, translated = (_translated_coverage(store, translation, found, coverage, settings)
-                            if absolute else (coverage, set()))
+    coverage, translated = (_coverage(store, request.keywords, translation, found, settings)
+                            if absolute else ({}, set()))
     lines = _line_cosines(store, provider, request, found, settings, notes) if absolute else {}
     if lines:
         found.vector_hits = list(blend(dict(found.vector_hits), lines,

@@ -7,6 +7,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.search import translation
@@ -124,3 +126,14 @@ def test_both_coverages_come_from_one_look_up_of_the_candidates(
     monkeypatch.setattr(store, "terms_in", counted)
     assert coverages(store, "town budget", asked, keys) == apart
     assert len(calls) == 1 and set(calls[0]) == {"town", "budget", "city", "capital"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("的生日女儿城市首都 abcdeilnorsty'-?。，\n\t\x00"))
+               | st.characters(), max_size=300))
+def test_any_text_translates_without_error_and_within_bounds(text: str) -> None:
+    found = translate_query(text)
+    if found is not None:
+        assert 0 < len(found.concepts) <= translation.MAX_CONCEPTS
+        assert all(c.renderings for c in found.concepts)
+        assert found.terms  # something the keyword side can search

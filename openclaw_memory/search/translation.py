@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import itertools
 import logging
 import re
 from collections import defaultdict
@@ -236,7 +237,8 @@ def translate_query(query: str) -> QueryTranslation | None:
     if d is None:
         return None
     concepts: dict[str, Concept] = {}
-    for concept in (*_chinese_concepts(query, d), *_english_concepts(query, d)):
+    # Lazily: a long dialogue stops being segmented once MAX_CONCEPTS words are found.
+    for concept in itertools.chain(_chinese_concepts(query, d), _english_concepts(query, d)):
         concepts.setdefault(concept.source, concept)
         if len(concepts) == MAX_CONCEPTS:
             break

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from openclaw_memory import MemoryIndex
+from openclaw_memory.errors import EmbeddingError
 from openclaw_memory.search import translation
 
 CHINESE_DAY = """# 2026-03-02
@@ -124,3 +125,16 @@ def test_keyword_only_search_is_not_translated(bilingual: Path, tmp_path: Path) 
         hits = memory.search("When is my daughter's birthday party?").results
         assert "memory/2026-03-02.md" not in {h.path for h in hits}
         assert memory.search("女儿的生日").results[0].path == "memory/2026-03-02.md"
+
+
+def test_with_the_embedder_down_the_keyword_side_searches_the_question_as_asked(
+        memory: MemoryIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    provider = memory._provider
+    assert provider is not None
+
+    def down(text: str) -> list[float]:
+        raise EmbeddingError("embedding server unreachable")
+    monkeypatch.setattr(provider, "embed_query", down)
+    response = memory.search("When is my daughter's birthday party?")
+    assert response.mode == "keyword-only"
+    assert "memory/2026-03-02.md" not in {h.path for h in response.results}

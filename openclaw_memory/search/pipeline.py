@@ -158,8 +158,11 @@ def _gather(store: SearchBackend, provider: EmbeddingProvider | None, request: S
         return backend.vector_search(vector, limit, request.sources,
                                      path_prefix=request.path_prefix)
     later = _alongside(store, vector_side) if vector is not None else None
+    # Renderings only where absolute scores will weigh them: without a query vector the
+    # keyword side answers alone, by BM25, and searches the question as asked.
+    words = request.candidate_keywords if vector is not None else request.keywords
     if provider is None or settings.hybrid or found.error is not None:
-        found.text_hits = keyword_candidates(store, request.candidate_keywords, limit,
+        found.text_hits = keyword_candidates(store, words, limit,
                                               request.sources, notes,
                                               settings.query_timeout_seconds,
                                               path_prefix=request.path_prefix)
@@ -171,8 +174,8 @@ def _gather(store: SearchBackend, provider: EmbeddingProvider | None, request: S
         except StoreError as exc:  # answer from the keyword side rather than not at all
             notes.append(f"{exc}; answering keyword-only")
             found.query_vector = None
-            if not found.text_hits:
-                found.text_hits = keyword_candidates(store, request.candidate_keywords, limit,
+            if not found.text_hits or request.translation is not None:
+                found.text_hits = keyword_candidates(store, request.keywords, limit,
                                                       request.sources, notes,
                                                       path_prefix=request.path_prefix)
     return found

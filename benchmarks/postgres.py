@@ -81,7 +81,7 @@ def _fmt(cell: Any) -> str:
 
 
 def _sqlite(scaled: Any, provider: Tabled, tmp: Path, budget: float) -> dict[str, Any]:
-    settings = MemorySettings.model_validate({"workspace": scaled.ws})
+    settings = MemorySettings.model_validate({"workspace": scaled.ws, "search": SEARCH})
     started = time.perf_counter()
     with MemoryIndex(settings, index_path=tmp / "bench.sqlite", embedder=provider) as memory:
         memory.sync()
@@ -133,7 +133,8 @@ def _postgres(scaled: Any, provider: Tabled, dsn: str, args: Any, name: str,
     budget = args.budget
     started = time.perf_counter()
     with PostgresMemory.open(dsn, workspace=name, embedder=provider, timezone="UTC",
-                             store={"index_build_mb": args.index_build_mb}) as memory:
+                             store={"index_build_mb": args.index_build_mb},
+                             search=SEARCH) as memory:
         if args.keep and int(memory.status()["chunks"]) >= scaled.chunks:
             out["load"] = "kept from an earlier run"
         elif scaled.chunks <= args.publish_max:
@@ -235,6 +236,8 @@ def _random_vectors(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 EF_SEARCH = MemorySettings().store.hnsw_ef_search
+#: Search settings of every memory the benchmark opens (``--no-translation``).
+SEARCH: dict[str, Any] = {}
 EF_SWEEP = (40, 100, 200, 400, 800)
 
 
@@ -320,7 +323,7 @@ def _clients(dsn: str, name: str, provider: Tabled, questions: list[str], n: int
 
     def client(offset: int) -> None:
         with PostgresMemory.open(dsn, workspace=name, embedder=provider,
-                                 timezone="UTC") as memory:
+                                 timezone="UTC", search=SEARCH) as memory:
             i = offset
             while time.perf_counter() < stop:
                 t0 = time.perf_counter()
@@ -403,9 +406,13 @@ def main() -> None:
     ap.add_argument("--shared-buffers", default="4GB", help="the scratch server's")
     ap.add_argument("--index-build-mb", type=int, default=3072,
                     help="store.index_build_mb for the HNSW builds")
+    ap.add_argument("--no-translation", action="store_true",
+                    help="search.translate_queries = false (questions searched only as asked)")
     ap.add_argument("--publish-max", type=int, default=200_000,
                     help="largest size loaded through publish; larger ones use COPY")
     args = ap.parse_args()
+    if args.no_translation:
+        SEARCH["translate_queries"] = False
     print(machine_report())
     with tempfile.TemporaryDirectory(prefix="ocm-pg-") as scratch:
         tmp = Path(scratch)

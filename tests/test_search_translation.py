@@ -6,7 +6,8 @@ notes' own language are searched as before."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -138,3 +139,22 @@ def test_with_the_embedder_down_the_keyword_side_searches_the_question_as_asked(
     response = memory.search("When is my daughter's birthday party?")
     assert response.mode == "keyword-only"
     assert "memory/2026-03-02.md" not in {h.path for h in response.results}
+
+
+def test_notes_in_one_language_are_not_searched_for_the_other_languages_words(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = tmp_path / "en"
+    ws.mkdir()
+    (ws / "MEMORY.md").write_text(ENGLISH_MEMORY, encoding="utf-8")
+    with _open(ws, tmp_path) as memory:
+        looked_up: list[str] = []
+        terms_in = memory.store.terms_in
+
+        def counted(terms: Sequence[str], rowids: Sequence[int]) -> dict[str, set[int]]:
+            looked_up.extend(terms)
+            return terms_in(terms, rowids)
+        monkeypatch.setattr(memory.store, "terms_in", counted)
+        assert translation.translate_query("Who repaired the kitchen sink?") is not None
+        top = memory.search("Who repaired the kitchen sink?").results[0]
+        assert top.citation == "MEMORY.md#L3-L7" and not top.explanation.translated
+        assert looked_up and not any(re.search(r"[\u4e00-\u9fff]", t) for t in looked_up)

@@ -28,7 +28,7 @@ from openclaw_memory.search.querylines import best_line_cosines, blend, query_li
 from openclaw_memory.search.ranking import Candidate, decay_multiplier, evidence, fuse, mmr_order
 from openclaw_memory.search.request import SearchRequest
 from openclaw_memory.search.textsearch import keyword_terms
-from openclaw_memory.search.translation import QueryTranslation, translate_query
+from openclaw_memory.search.translation import QueryTranslation, present, translate_query
 from openclaw_memory.store import ChunkRow
 from openclaw_memory.types import SearchHit
 
@@ -225,7 +225,7 @@ def _coverage(store: SearchBackend, query: str, translation: QueryTranslation | 
     return {**own, **{k: weighted[k] for k in better}}, better
 
 
-def _translation(query: str, provider: EmbeddingProvider | None,
+def _translation(store: SearchBackend, query: str, provider: EmbeddingProvider | None,
                  settings: SearchSettings) -> QueryTranslation | None:
     """The question's words in the other language, where absolute scores weigh them.
 
@@ -235,7 +235,16 @@ def _translation(query: str, provider: EmbeddingProvider | None,
     """
     if not settings.translate_queries or provider is None or settings.fusion != "absolute":
         return None
-    return translate_query(query)
+    translation = translate_query(query)
+    if translation is None:
+        return None
+    try:
+        _, containing = store.term_statistics(translation.terms)
+    except IndexCorruptError:
+        raise
+    except StoreError:
+        return None  # the keyword side will say what is wrong
+    return present(translation, containing)
 
 
 def _gate(fused: Sequence[Candidate], settings: SearchSettings, period_only: bool) -> str | None:
@@ -291,7 +300,7 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     request = replace(request, query=bounded.text, keyword_query=bounded.keyword_text)
     if not request.query.strip():
         return SearchOutcome((), _mode(provider, settings, None), (*notes, "empty query"))
-    translation = _translation(request.keywords, provider, settings)
+    translation = _translation(store, request.keywords, provider, settings)
     if translation is not None:
         request = replace(request, translation=translation)
     found = _gather(store, provider, request, settings, notes)

@@ -22,7 +22,7 @@ import itertools
 import logging
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -30,7 +30,7 @@ from importlib import resources
 from openclaw_memory.embeddings.model_cache import cache_path, load_or_build
 from openclaw_memory.search.textsearch import keyword_terms
 
-__all__ = ["Concept", "QueryTranslation", "dictionary_available", "translate_query"]
+__all__ = ["Concept", "QueryTranslation", "dictionary_available", "present", "translate_query"]
 
 logger = logging.getLogger(__name__)
 
@@ -100,6 +100,15 @@ class QueryTranslation:
     def terms(self) -> list[str]:
         """The search terms of every rendering (what citation lines are matched with)."""
         return keyword_terms(self.text)
+
+
+def present(translation: QueryTranslation,
+            containing: Mapping[str, int]) -> QueryTranslation | None:
+    """The translation when some chunk holds one of its terms (``containing``: chunks per
+    term), else None. Notes in one language never pay for the other's words, and nothing
+    else changes: a rendering no chunk holds adds no candidate and covers nothing, and while
+    one rendering is present, an absent concept still weighs in its translation's mass."""
+    return translation if any(containing.get(t, 0) for t in translation.terms) else None
 
 
 @dataclass(frozen=True, slots=True)

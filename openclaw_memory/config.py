@@ -178,7 +178,7 @@ class SearchSettings(_Frozen):
         0.4, ge=0.0, le=1.0,
         description="absolute fusion: a translated word's coverage counts this much of the "
                     "question's own word (a dictionary rendering is ambiguous); a chunk's "
-                    "keyword coverage is the larger of the two.")
+                    "keyword coverage is the larger of the two. 0 = no translation.")
     temporal_decay: bool = Field(False, description="Age daily notes: score x 2^(-age/half-life).")
     half_life_days: float = Field(30.0, gt=0, description="Half-life of temporal decay.")
     mmr: bool = Field(False, description="Re-order hits for diversity (maximal marginal relevance).")

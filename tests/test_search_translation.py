@@ -83,10 +83,21 @@ def test_without_translation_the_english_question_finds_nothing(bilingual: Path,
         assert top.citation == "MEMORY.md#L1-L9" and not top.explanation.translated
 
 
-def test_a_translation_weight_of_zero_adds_candidates_but_no_coverage(bilingual: Path,
-                                                                      tmp_path: Path) -> None:
+def test_a_translation_weight_of_zero_turns_translation_off(
+        bilingual: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with _open(bilingual, tmp_path, translation_weight=0.0) as memory:
+        searched: list[str] = []
+        keyword_search = memory.store.keyword_search
+
+        def recorded(match: str, *args: Any, **kwargs: Any) -> list[tuple[int, float]]:
+            searched.append(match)
+            return keyword_search(match, *args, **kwargs)
+        monkeypatch.setattr(memory.store, "keyword_search", recorded)
         assert memory.search("When is my daughter's birthday party?").results == ()
+        # not even candidates: the keyword side searched the question's own words only
+        assert searched and not any(re.search(r"[\u4e00-\u9fff]", m) for m in searched)
+        top = memory.search("谁修好了厨房水槽？").results[0]
+        assert top.citation == "MEMORY.md#L1-L9" and not top.explanation.translated
 
 
 def test_a_question_in_the_notes_language_is_not_marked_translated(memory: MemoryIndex) -> None:

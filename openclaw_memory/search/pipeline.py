@@ -212,8 +212,6 @@ def _coverage(store: SearchBackend, query: str, translation: QueryTranslation | 
               found: _Candidates, settings: SearchSettings) -> tuple[Mapping[int, float], set[int]]:
     """Each candidate's keyword coverage, and the candidates whose coverage is their
     translated words' (times ``translation_weight``) because it exceeds their own words'."""
-    if translation is not None and settings.translation_weight <= 0:
-        translation = None
     try:
         own, concepts = coverages(store, query, translation, found.keys())
     except IndexCorruptError:
@@ -233,7 +231,8 @@ def _translation(store: SearchBackend, query: str, provider: EmbeddingProvider |
     own; BM25 (keyword-only search, the other fusions) would rank a chunk holding a rendering
     like one holding the word asked for, so there the question is searched as asked.
     """
-    if not settings.translate_queries or provider is None or settings.fusion != "absolute":
+    if (not settings.translate_queries or settings.translation_weight <= 0 or provider is None
+            or settings.fusion != "absolute"):
         return None
     translation = translate_query(query)
     if translation is None:

@@ -26,6 +26,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import cast
 
 from openclaw_memory.embeddings.model_cache import cache_path, load_or_build
 from openclaw_memory.search.textsearch import keyword_terms
@@ -159,7 +160,7 @@ def _dictionary() -> _Dictionary | None:
         built, _ = load_or_build(path, lambda: _build(packed), detach=_nothing, attach=_check)
     except (OSError, UnicodeDecodeError, EOFError, ValueError):
         return None
-    return built if isinstance(built, _Dictionary) else _build(packed)
+    return cast(_Dictionary, built)  # _check vetted a loaded copy; a built one is one
 
 
 def _nothing(_: object) -> None:

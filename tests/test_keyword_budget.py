@@ -79,3 +79,43 @@ def test_terms_among_candidates_are_those_the_index_itself_matches(
         assert found[term] == everywhere & set(keys), term
     assert found["meeting"] == set(keys) and found["no-such-word"] == set()
     assert found["meetings"] == found["meeting"]  # the same stem, as the index tokenises it
+
+
+@pytest.fixture()
+def bilingual(tmp_path: Path) -> Iterator[MemoryIndex]:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    days = ["The incident report was filed.", "Another incident at the depot.",
+            "A third incident, minor.", "昨天发生了一起事变。", "双方的事端已经平息。",
+            "路途遥远。", "他住得很远。", "Lunch with Sam."]
+    for day, text in enumerate(days, start=1):
+        (ws / "memory" / f"2026-01-{day:02d}.md").write_text(f"# Day {day}\n\n{text}\n",
+                                                             encoding="utf-8")
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite",
+                          embedding={"provider": "none"}) as index:
+        index.sync()
+        yield index
+
+
+def _terms(plan: keywords.CandidateQuery) -> set[str]:
+    assert plan.expression is not None
+    return {t.strip('"') for t in plan.expression.split(" OR ")}
+
+
+def test_renderings_never_push_the_questions_own_words_out_of_the_budget(
+        bilingual: MemoryIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each rendering is rarer than "incident" (3 chunks): ranked together by rarity, they
+    # filled a budget of 3 and the word the user wrote was left out.
+    store, renderings = bilingual.store, keyword_terms("事变 事端 远")
+    monkeypatch.setattr(keywords, "MATCH_BUDGET", 3)
+    assert _terms(candidate_query(store, ["incident"], renderings)) == {"incident"}
+    monkeypatch.setattr(keywords, "MATCH_BUDGET", 5)  # what "incident" leaves, rarest first
+    assert _terms(candidate_query(store, ["incident"], renderings)) == {"incident", "事 变",
+                                                                         "事 端"}
+
+
+def test_a_rendering_no_chunk_holds_is_left_out_of_the_candidate_query(
+        bilingual: MemoryIndex) -> None:
+    plan = candidate_query(bilingual.store, ["incident"], keyword_terms("事變 事端"))
+    assert _terms(plan) == {"incident", "事 端"}  # the small index's full OR, less 事變
+    assert candidate_query(bilingual.store, [], keyword_terms("事變")).expression is None

@@ -46,6 +46,15 @@ def test_an_off_topic_question_gets_nothing_and_cjk_is_found(pg_dsn: str) -> Non
         assert memory.search("How tall is Mount Everest?").results == ()
 
 
+def test_a_search_of_an_empty_workspace_says_it_holds_no_documents_and_only_then(
+        pg_dsn: str) -> None:
+    with _pg(pg_dsn, "empty-hint") as memory:
+        assert any("holds no documents yet" in n for n in memory.search("billing").notes)
+        memory.write("The deploy window is Tuesday night.", now=DAY)
+        nothing = memory.search("zebra")
+        assert nothing.results == () and not any("no documents" in n for n in nothing.notes)
+
+
 def test_a_weak_paraphrase_gets_low_confidence_hits_apart(pg_dsn: str) -> None:
     with PostgresMemory.open(pg_dsn, workspace="weak", timezone="UTC") as memory:
         memory.write("Coffee: dark roast, no sugar.\nFlight to Lisbon on December 3rd.",

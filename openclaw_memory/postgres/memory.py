@@ -322,7 +322,7 @@ class PostgresMemory(Memory):
         with self.index.snapshot():
             outcome = run_search(self.index, self.provider, request, s)
         empty = None
-        if not outcome.hits and not self.indexer.hashes():
+        if not outcome.hits and not self.indexer.any():
             empty = (f"workspace {self.workspace_name!r} holds no documents yet: write notes, "
                      "or load a folder with `openclaw-memory publish`")
         return build_response(outcome, self.choice, self.provider,

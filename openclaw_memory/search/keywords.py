@@ -13,6 +13,7 @@ generation), to score at most about :data:`MATCH_BUDGET` chunks:
   expected to hold about :data:`WINDOW_BUDGET` matches: older notes stay reachable through
   the vector side and through any rarer word;
 * within the budget (any index of at most that many chunks) the query is the full OR, as before;
+* a translated question's renderings get what its own words leave of the budget;
 * the join on ``chunks`` that filters by source is skipped when every chunk in the index is of
   a requested source (reading a row per match before the LIMIT was half the cost).
 """
@@ -54,42 +55,72 @@ def _budgets(store: SearchBackend) -> tuple[int, int]:
     return (MATCH_BUDGET, WINDOW_BUDGET) if own is None else (int(own[0]), int(own[1]))
 
 
-def candidate_query(store: SearchBackend, terms: Sequence[str]) -> CandidateQuery:
-    if not terms:
+def candidate_query(store: SearchBackend, terms: Sequence[str],
+                    renderings: Sequence[str] = ()) -> CandidateQuery:
+    """The candidate query of the question's ``terms`` and, where the budget leaves room,
+    ``renderings`` (its words in the other language, search/translation.py).
+
+    The question's own words are planned first: renderings spend only what they leave of the
+    budget, rarest first, so a translation can widen the pool but never push out the words
+    the user wrote (in a large mixed-language index a dozen rare renderings took the budget
+    from "incidents" and the question found nothing). A rendering no chunk holds is left out:
+    it can match nothing, and on PostgreSQL each term is a branch of the query."""
+    extra = [t for t in dict.fromkeys(renderings) if t not in terms]
+    if not terms and not extra:
         return CandidateQuery(None)
     match_budget, window_budget = _budgets(store)
-    total, containing = store.term_statistics(terms)
+    total, containing = store.term_statistics([*terms, *extra])
+    extra = [t for t in extra if containing[t] > 0]
+    everything = [*terms, *extra]
+    if not everything:
+        return CandidateQuery(None)
     if total <= match_budget:
-        return CandidateQuery(" OR ".join(quote_term(t) for t in terms))  # cheap as it is
+        return _any_of(everything)  # cheap as it is
     # What each term costs the query, where a backend reads more rows than a term matches
     # (PostgreSQL checks a phrase's order in every chunk holding its words); else its matches.
     costs = getattr(store, "term_costs", None)
     if costs is not None:
-        containing = {**containing, **costs(terms)}
-    if sum(containing.values()) <= match_budget:
-        return CandidateQuery(" OR ".join(quote_term(t) for t in terms))
-    ordered = sorted(terms, key=lambda t: containing[t])
+        containing = {**containing, **costs(everything)}
+    if sum(containing[t] for t in everything) <= match_budget:
+        return _any_of(everything)
+    chosen, spent = _within(terms, containing, match_budget)
+    if not chosen and terms:
+        # A question of common words only: scored among the newest chunks (renderings too,
+        # the window bounds their cost).
+        newest = store.max_rowid()
+        share = min(1.0, sum(containing[t] for t in everything) / max(1, total))
+        window = max(window_budget, int(window_budget / share)) if share > 0 else total
+        return CandidateQuery(_any_of(everything).expression, max(0, newest - window))
+    more, _ = _within(extra, containing, match_budget - spent)
+    return _any_of([*chosen, *more]) if chosen or more else CandidateQuery(None)
+
+
+def _within(terms: Sequence[str], containing: dict[str, int],
+            budget: int) -> tuple[list[str], int]:
+    """The rarest of ``terms`` whose matches fit in ``budget`` together, and what they cost."""
     chosen: list[str] = []
-    matches = 0
-    for term in ordered:
-        if matches + containing[term] > match_budget:
+    spent = 0
+    for term in sorted(terms, key=lambda t: containing[t]):
+        if spent + containing[term] > budget:
             break
         chosen.append(term)
-        matches += containing[term]
-    if chosen:
-        return CandidateQuery(" OR ".join(quote_term(t) for t in chosen))
-    newest = store.max_rowid()
-    share = min(1.0, sum(containing[t] for t in terms) / max(1, total))
-    window = max(window_budget, int(window_budget / share)) if share > 0 else total
-    return CandidateQuery(" OR ".join(quote_term(t) for t in terms), max(0, newest - window))
+        spent += containing[term]
+    return chosen, spent
+
+
+def _any_of(terms: Sequence[str]) -> CandidateQuery:
+    return CandidateQuery(" OR ".join(quote_term(t) for t in terms))
 
 
 def keyword_candidates(store: SearchBackend, query: str, limit: int, sources: Sequence[str],
                        notes: list[str], timeout_s: float | None = None, *,
-                       path_prefix: str | None = None) -> list[tuple[int, float]]:
-    """(rowid, bm25) of the best keyword matches, best first; never raises for the query."""
+                       path_prefix: str | None = None,
+                       renderings: str = "") -> list[tuple[int, float]]:
+    """(rowid, bm25) of the best keyword matches, best first; never raises for the query.
+    ``renderings``: the question's words in the other language, searched where the budget
+    leaves room (:func:`candidate_query`)."""
     try:
-        plan = candidate_query(store, keyword_terms(query))
+        plan = candidate_query(store, keyword_terms(query), keyword_terms(renderings))
         if plan.expression is None:
             return []
         return store.keyword_search(plan.expression, limit, sources, timeout_s=timeout_s,

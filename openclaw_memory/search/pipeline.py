@@ -160,12 +160,13 @@ def _gather(store: SearchBackend, provider: EmbeddingProvider | None, request: S
     later = _alongside(store, vector_side) if vector is not None else None
     # Renderings only where absolute scores will weigh them: without a query vector the
     # keyword side answers alone, by BM25, and searches the question as asked.
-    words = request.candidate_keywords if vector is not None else request.keywords
+    renderings = request.translation.text if request.translation and vector is not None else ""
     if provider is None or settings.hybrid or found.error is not None:
-        found.text_hits = keyword_candidates(store, words, limit,
+        found.text_hits = keyword_candidates(store, request.keywords, limit,
                                               request.sources, notes,
                                               settings.query_timeout_seconds,
-                                              path_prefix=request.path_prefix)
+                                              path_prefix=request.path_prefix,
+                                              renderings=renderings)
     if vector is not None:
         try:
             found.vector_hits = later.result() if later is not None else vector_side(store)

@@ -34,11 +34,3 @@ class SearchRequest:
     @property
     def keywords(self) -> str:
         return self.query if self.keyword_query is None else self.keyword_query
-
-    @property
-    def candidate_keywords(self) -> str:
-        """What the keyword side searches for candidates: the question's terms and, when it
-        was translated, their renderings (an OR of every term)."""
-        if self.translation is None:
-            return self.keywords
-        return f"{self.keywords} {self.translation.text}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from openclaw_memory.search.backend import SearchBackend
@@ -39,9 +40,13 @@ class _Terms:
         return idf(self.total, self.containing[term])
 
 
-def _look_up(store: SearchBackend, terms: Sequence[str], keys: Sequence[int]) -> _Terms:
+def _look_up(store: SearchBackend, terms: Sequence[str], keys: Sequence[int],
+             own: AbstractSet[str]) -> _Terms:
     total, containing = store.term_statistics(terms)
-    holding = {t: set(found) for t, found in store.terms_in(terms, keys).items()}
+    # Renderings no chunk holds are matched by no candidate: not looked for (a translation
+    # brings dozens, most of them absent; on PostgreSQL each is a test of every candidate).
+    wanted = [t for t in terms if t in own or containing[t] > 0]
+    holding = {t: set(found) for t, found in store.terms_in(wanted, keys).items()}
     return _Terms(total, containing, holding)
 
 
@@ -101,6 +106,6 @@ def coverages(store: SearchBackend, query: str, translation: QueryTranslation | 
     terms = list(dict.fromkeys([*own, *(t for rs in concepts for r in rs for t in r)]))
     if not terms or not keys:
         return {}, {}
-    seen = _look_up(store, terms, keys)
+    seen = _look_up(store, terms, keys, frozenset(own))
     return (_own(own, keys, seen) if own else {},
             _concepts(concepts, keys, seen) if concepts else {})

@@ -119,3 +119,12 @@ def test_a_rendering_no_chunk_holds_is_left_out_of_the_candidate_query(
     plan = candidate_query(bilingual.store, ["incident"], keyword_terms("事變 事端"))
     assert _terms(plan) == {"incident", "事 端"}  # the small index's full OR, less 事變
     assert candidate_query(bilingual.store, [], keyword_terms("事變")).expression is None
+
+
+def test_a_question_of_common_words_only_takes_its_renderings_into_the_newest_chunks(
+        bilingual: MemoryIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(keywords, "MATCH_BUDGET", 2)  # "incident" (3 chunks) does not fit
+    monkeypatch.setattr(keywords, "WINDOW_BUDGET", 1)
+    plan = candidate_query(bilingual.store, ["incident"], keyword_terms("事变 事變"))
+    assert _terms(plan) == {"incident", "事 变"}
+    assert plan.min_rowid is not None and plan.min_rowid > 0

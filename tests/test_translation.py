@@ -111,12 +111,8 @@ def test_a_rendering_of_several_words_needs_all_of_them(
     assert covered[key["n0"]] == covered[key["n1"]] == covered[key["n3"]] == 0.0
 
 
-def test_both_coverages_come_from_one_look_up_of_the_candidates(
-        notes: tuple[SearchBackend, dict[str, int]], monkeypatch: pytest.MonkeyPatch) -> None:
-    store, key = notes
-    asked = QueryTranslation((Concept("城市", ("city", "town")), Concept("首都", ("capital",))))
-    keys = list(key.values())
-    apart = (keyword_coverage(store, "town budget", keys), concept_coverage(store, asked, keys))
+def _terms_looked_up(store: SearchBackend, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The terms of each look-up among candidates from now on (the real store answers)."""
     calls: list[list[str]] = []
     looked_up = store.terms_in
 
@@ -124,6 +120,16 @@ def test_both_coverages_come_from_one_look_up_of_the_candidates(
         calls.append(list(terms))
         return looked_up(terms, rowids)
     monkeypatch.setattr(store, "terms_in", counted)
+    return calls
+
+
+def test_both_coverages_come_from_one_look_up_of_the_candidates(
+        notes: tuple[SearchBackend, dict[str, int]], monkeypatch: pytest.MonkeyPatch) -> None:
+    store, key = notes
+    asked = QueryTranslation((Concept("城市", ("city", "town")), Concept("首都", ("capital",))))
+    keys = list(key.values())
+    apart = (keyword_coverage(store, "town budget", keys), concept_coverage(store, asked, keys))
+    calls = _terms_looked_up(store, monkeypatch)
     assert coverages(store, "town budget", asked, keys) == apart
     assert len(calls) == 1 and set(calls[0]) == {"town", "budget", "city", "capital"}
 
@@ -133,13 +139,7 @@ def test_renderings_no_chunk_holds_are_not_looked_for_among_the_candidates(
     store, key = notes
     asked = QueryTranslation((Concept("城市", ("city", "metropolis")),))
     keys = list(key.values())
-    calls: list[list[str]] = []
-    looked_up = store.terms_in
-
-    def counted(terms: Sequence[str], rowids: Sequence[int]) -> dict[str, set[int]]:
-        calls.append(list(terms))
-        return looked_up(terms, rowids)
-    monkeypatch.setattr(store, "terms_in", counted)
+    calls = _terms_looked_up(store, monkeypatch)
     _, concepts = coverages(store, "town zebra", asked, keys)
     # the question's own absent word is still looked for (a count may be a minute old)
     assert calls == [["town", "zebra", "city"]]

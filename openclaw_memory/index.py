@@ -507,6 +507,15 @@ class MemoryIndex(Memory):
         return "MEMORY.md"
 
     # -- status -------------------------------------------------------------------------------
+    def repair(self) -> dict[str, Any]:
+        """Index every chunk's stored text again into a new keyword table (no file read,
+        nothing embedded): repairs keyword totals that drifted (an index written by an older
+        version that could not be converted when opened) and damaged keyword pages."""
+        before = self.store.keyword_totals()
+        rows = self.store.rebuild_keyword_index()
+        return {"before": before.as_dict(), "after": self.store.keyword_totals().as_dict(),
+                "rows": rows}
+
     def status(self) -> dict[str, Any]:
         """Everything a person debugging "why no results?" needs, in one dictionary."""
         choice = self.provider_choice()
@@ -516,6 +525,10 @@ class MemoryIndex(Memory):
         last: dict[str, Any] = json.loads(raw_last) if raw_last else {}
         syncer = Syncer(self.settings, self.workspace, provider)
         pending = syncer.pending(self.store)
+        keyword = self.store.keyword_totals()
+        drift = ([f"the keyword index counts {keyword.rows} rows for {keyword.chunks} chunks, "
+                  "so keyword scores differ from a fresh index's: run `openclaw-memory index "
+                  "--repair`"] if keyword.drift else [])
         return {
             "workspace": str(self.settings.workspace),
             "index_path": str(self.index_path),
@@ -526,6 +539,7 @@ class MemoryIndex(Memory):
             "last_sync_duration_s": last.get("duration_s"),
             "vector_path": self.store.vector_path,
             "vector_reason": self.store.vector_reason,
+            "keyword_index": keyword.as_dict(),
             "sqlite_driver": driver.name,
             "sqlite_version": driver.sqlite_version,
             "sqlite_vec_version": driver.vec_version,
@@ -536,7 +550,8 @@ class MemoryIndex(Memory):
             "provider_unavailable_reason": choice.unavailable_reason,
             "fallback": choice.fallback,
             "skipped": last.get("skipped", []),
-            "warnings": _with_file_warnings(last.get("warnings", []), file_warnings(self.store)),
+            "warnings": [*drift, *_with_file_warnings(last.get("warnings", []),
+                                                      file_warnings(self.store))],
             "notes": [*self.notes, *([self.empty_hint()] if self.workspace_is_empty() and last
                                      else [])],
             **self._activity_status(syncer, pending),

@@ -13,7 +13,6 @@ import pytest
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.embeddings.base import EmbeddingProvider, provider_key_for
-from openclaw_memory.store.schema import CONTENTLESS_DELETE_SINCE
 
 
 class Counting(EmbeddingProvider):
@@ -65,9 +64,7 @@ def test_an_indexed_vector_lives_in_its_chunk_only(ws: Path) -> None:
         assert _cache_rows(memory) == 0
         tables = {r[0] for r in memory.store.query("select name from sqlite_master")}
         assert "chunks_vec" not in tables  # the matrix answers: no second copy on disk
-        if tuple(int(p) for p in memory.store.driver.sqlite_version.split(".")) >= \
-                CONTENTLESS_DELETE_SINCE:
-            assert "chunks_fts_content" not in tables  # no second copy of the text
+        assert "chunks_fts_content" not in tables  # no second copy of the text
         assert memory.search("walrus item").results
 
 

@@ -26,6 +26,7 @@ from openclaw_memory.search.textsearch import fts_body
 from openclaw_memory.sessions.delta import SessionState
 from openclaw_memory.store.cache_rows import Identity, claim, copy_attached, identity_of, lookup, retire
 from openclaw_memory.store.connection import PAGE_SIZE, DriverInfo, connect, is_corruption, probe_driver
+from openclaw_memory.store.fts_table import delete_rows as delete_fts_rows
 from openclaw_memory.store.keyword_side import KeywordQueries, QueryTimeoutError
 from openclaw_memory.store.schema import FINGERPRINT_KEY, migrate
 from openclaw_memory.store.term_lookup import CandidateTerms
@@ -90,6 +91,7 @@ class Store(KeywordQueries, VectorQueries):
                  busy_timeout_ms: int = 10_000, max_matrix_mb: int = 1024,
                  page_size: int = PAGE_SIZE) -> None:
         self.path = path
+        self.fts_tokenizer = fts_tokenizer
         self.driver: DriverInfo = probe_driver(vector_backend != "numpy")
         self.vector_backend = vector_backend
         self.max_matrix_bytes = max_matrix_mb * 1024 * 1024
@@ -117,8 +119,7 @@ class Store(KeywordQueries, VectorQueries):
         except self.driver.errors as exc:
             raise StoreError(f"cannot open the index at {path}: {exc}") from exc
         try:
-            migrate(self._conn, fts_tokenizer=fts_tokenizer,
-                    sqlite_version=self.driver.sqlite_version)
+            migrate(self._conn, fts_tokenizer=fts_tokenizer)
         except IndexCorruptError:
             self._conn.close()
             raise
@@ -335,10 +336,11 @@ class Store(KeywordQueries, VectorQueries):
 
     def _delete_path(self, conn: Any, path: str, identity: Identity | None,
                      keep: Collection[str] = ()) -> int:
-        rowids = [r[0] for r in conn.execute("select rowid from chunks where path = ?", (path,))]
+        rows = conn.execute("select rowid, text from chunks where path = ?", (path,)).fetchall()
+        rowids = [r[0] for r in rows]
         if rowids:
             retire(conn, identity, path, keep)
-            conn.executemany("delete from chunks_fts where rowid = ?", [(r,) for r in rowids])
+            delete_fts_rows(conn, rows)
             if self.driver.vec_loadable and self._vec0.has_table(conn):
                 self._vec0.delete(conn, rowids)
             conn.execute("delete from chunks where path = ?", (path,))

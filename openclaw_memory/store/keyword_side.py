@@ -9,6 +9,9 @@ from collections.abc import Iterator, Sequence
 
 from openclaw_memory.errors import IndexCorruptError, StoreError
 from openclaw_memory.store.connection import is_corruption
+from openclaw_memory.store.fts_table import KeywordTotals
+from openclaw_memory.store.fts_table import rebuild as rebuild_fts
+from openclaw_memory.store.fts_table import totals as fts_totals
 from openclaw_memory.store.parts import StorePart
 from openclaw_memory.store.paths import prefix_range
 from openclaw_memory.store.term_lookup import CandidateTerms
@@ -33,6 +36,29 @@ class KeywordQueries(StorePart):
     _term_cache_total: int | None = None
     _sources_cache: tuple[int, set[str]] | None = None
     _keyword_index_checked: bool = False
+    fts_tokenizer: str
+
+    def keyword_totals(self) -> KeywordTotals:
+        """FTS5's row and token totals beside the chunks (``drift`` when they disagree)."""
+        with self._lock:
+            try:
+                self._conn.execute("begin")  # one snapshot for both counts
+                try:
+                    return fts_totals(self._conn)
+                finally:
+                    self._conn.execute("rollback")
+            except self.driver.errors as exc:
+                if is_corruption(exc):
+                    raise IndexCorruptError(f"the keyword index is damaged: {exc}") from exc
+                raise StoreError(f"cannot read the keyword index's totals: {exc}") from exc
+
+    def rebuild_keyword_index(self) -> int:
+        """Index every chunk's text again into a new FTS5 table (in one transaction; no file
+        is read, nothing embedded): repairs drifted totals or damaged keyword pages."""
+        with self.write() as conn:
+            rows = rebuild_fts(conn, self.fts_tokenizer)
+        self._keyword_index_checked = False
+        return rows
 
     def keyword_search(self, match: str, limit: int, sources: Sequence[str], *,
                        timeout_s: float | None = None, min_rowid: int | None = None,

@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from openclaw_memory.errors import IndexCorruptError
+from openclaw_memory.store.fts_table import ddl as fts_ddl
+from openclaw_memory.store.fts_table import ensure_current as ensure_fts_current
 
 __all__ = ["APPLICATION_ID", "FINGERPRINT_KEY", "SCHEMA_VERSION", "check_identity", "migrate"]
 
@@ -69,24 +71,6 @@ FINGERPRINT_KEY = "fingerprint"
 SCHEMA_VERSION = len(_MIGRATIONS)
 
 
-#: First SQLite whose FTS5 can delete rows from a contentless table.
-CONTENTLESS_DELETE_SINCE = (3, 43, 0)
-
-
-def _fts_ddl(tokenizer: str, sqlite_version: str) -> str:
-    tok = "porter unicode61 remove_diacritics 2" if tokenizer == "porter" else (
-        "unicode61 remove_diacritics 2")
-    # rowid = chunks.rowid; the body is the CJK-spaced text (see fts.py), not the raw text.
-    # Nothing reads the body back (no snippet()/highlight(): snippets come from chunks.text),
-    # so where SQLite allows deleting from a contentless table the body is not stored twice:
-    # FTS5's own copy of every chunk's text was 1 KB of the 1.7 KB its index cost per chunk.
-    # The option only applies when the table is created; an existing table keeps its kind.
-    version = tuple(int(part) for part in sqlite_version.split(".")[:3])
-    options = ", content='', contentless_delete=1" if version >= CONTENTLESS_DELETE_SINCE else ""
-    return (f"create virtual table if not exists chunks_fts using fts5(body, tokenize='{tok}'"
-            f"{options})")
-
-
 def check_identity(conn: Any) -> int:
     """The schema version of an index of ours; IndexCorruptError for anything else."""
     # Tables first: each statement reads its own snapshot, and another process may create the
@@ -104,7 +88,7 @@ def check_identity(conn: Any) -> int:
     return version
 
 
-def migrate(conn: Any, *, fts_tokenizer: str, sqlite_version: str) -> None:
+def migrate(conn: Any, *, fts_tokenizer: str) -> None:
     """Bring the schema to :data:`SCHEMA_VERSION`; refuse databases that are not ours."""
     version = check_identity(conn)
     if version < SCHEMA_VERSION:
@@ -116,10 +100,17 @@ def migrate(conn: Any, *, fts_tokenizer: str, sqlite_version: str) -> None:
                     conn.execute(sql)
             conn.execute(f"pragma application_id = {APPLICATION_ID}")
             conn.execute(f"pragma user_version = {SCHEMA_VERSION}")
-            conn.execute(_fts_ddl(fts_tokenizer, sqlite_version))
+            conn.execute(fts_ddl(fts_tokenizer))
             conn.execute("commit")
         except BaseException:
             conn.execute("rollback")
             raise
     else:
-        conn.execute(_fts_ddl(fts_tokenizer, sqlite_version))
+        conn.execute(fts_ddl(fts_tokenizer))
+    try:
+        ensure_fts_current(conn, fts_tokenizer)
+    except Exception as exc:
+        # Read-only or locked now: the table keeps its old form (status reports its drift,
+        # deletes still work by rowid) and the next writable open converts it.
+        if type(exc).__name__ != "OperationalError":
+            raise

@@ -120,7 +120,8 @@ def _check_fts(conn: Any, by_rowid: dict[int, Any], problems: list[str]) -> None
 def _totals(conn: Any, table: str) -> tuple[int, ...]:
     schema, name = table.split(".")
     row = conn.execute(f"select block from {schema}.{name}_data where id = 1").fetchone()
-    return tuple(_varints(bytes(row[0]))) if row and row[0] is not None else ()
+    values = _varints(bytes(row[0])) if row and row[0] is not None else []
+    return tuple(values) if any(values) else ()  # an emptied table keeps a record of zeros
 
 
 def _varints(blob: bytes) -> list[int]:

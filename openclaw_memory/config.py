@@ -264,6 +264,22 @@ class StoreSettings(_Frozen):
         "(pgvector's hnsw.ef_search; at least twice the candidates wanted). Measured at 1M "
         "real passages: recall@6 against exact search 0.968 at 100, 0.983 at 200 (the walk "
         "takes about twice as long).")
+    connect_timeout_s: float = Field(
+        10.0, ge=1, le=3600, description="postgres: the longest wait for a connection (a server "
+        "that is down, stopped or unreachable fails with a clear error after this).")
+    statement_timeout_s: float = Field(
+        60.0, gt=0, le=86_400, description="postgres: the longest any statement may run or wait "
+        "(the server's statement_timeout, and a watchdog on this side for a server that has "
+        "stopped answering: the connection is then closed and the next call reconnects).")
+    idle_in_transaction_timeout_s: float = Field(
+        120.0, gt=0, le=86_400, description="postgres: the server ends a session whose "
+        "transaction stays idle this long (a client that died holding it).")
+    keepalive_idle_s: int = Field(
+        30, ge=1, le=7200, description="postgres: TCP keepalives after this many idle seconds "
+        "(a peer gone without a reset is noticed within about twice this).")
+    maintenance_timeout_s: float = Field(
+        3600.0, gt=0, le=86_400, description="postgres: the bound of each maintenance "
+        "statement instead (building the HNSW graph, refreshing statistics): minutes at 1M chunks.")
     index_build_mb: int = Field(
         1024, ge=64, description="postgres: the most memory (MB) the server may use to build "
         "the HNSW index (maintenance_work_mem, only while it builds, never more than the "

@@ -12,26 +12,62 @@ import re
 from collections.abc import Iterable, Mapping
 from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["REDACTED", "SECRET_HEADERS", "redact_headers", "redact_text", "redact_url", "url_secrets"]
+__all__ = ["REDACTED", "SAFE_HEADERS", "SECRET_HEADERS", "dsn_secrets", "redact_headers",
+           "redact_text", "redact_url", "remember_secrets", "url_secrets"]
 
 REDACTED = "[redacted]"
+#: Headers known to carry a credential (a client may then start without an API key).
 SECRET_HEADERS = frozenset({"authorization", "api-key", "x-api-key", "proxy-authorization", "cookie"})
-# Shapes of credentials whatever their value: OpenAI-style keys and bearer tokens.
-_SHAPES = (re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}"), re.compile(r"(?i)\bbearer\s+[^\s\"',;]+"))
+#: Headers whose values are shown: every other header may carry a credential (X-Goog-Api-Key,
+#: Ocp-Apim-Subscription-Key, X-Auth-Token, any custom one) and is redacted.
+SAFE_HEADERS = frozenset({
+    "accept", "accept-encoding", "accept-language", "content-type", "user-agent",
+    "openai-beta", "anthropic-version", "x-request-id", "cache-control"})
+# Shapes of credentials whatever their value: OpenAI-style keys, bearer tokens, the password
+# of a connection URL (scheme://user:password@) and of a libpq keyword string (password=...).
+_SHAPES = (re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}"), re.compile(r"(?i)\bbearer\s+[^\s\"',;]+"),
+           re.compile(r"(?i)(?<=[a-z0-9+.\-]://)[^\s/@\"']*:[^\s@\"']*(?=@)"),
+           re.compile(r"(?i)(?<=\bpassword=)('[^']*'|[^\s\"']+)"))
+#: Secret values seen by this process (a DSN's password): cut out of every redacted text.
+_REMEMBERED: set[str] = set()
 _MIN_SECRET = 6  # shorter values would redact ordinary words
 
 
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     """``text`` with every known secret value, and anything shaped like a key, replaced."""
-    for secret in sorted({s for s in secrets if s and len(s) >= _MIN_SECRET}, key=len, reverse=True):
+    wanted = {*secrets, *_REMEMBERED}
+    for secret in sorted({s for s in wanted if s and len(s) >= _MIN_SECRET}, key=len, reverse=True):
         text = text.replace(secret, REDACTED)
     for shape in _SHAPES:
         text = shape.sub(REDACTED, text)
     return text
 
 
+def remember_secrets(values: Iterable[str]) -> None:
+    """Values :func:`redact_text` cuts from every text from now on (a DSN's password)."""
+    _REMEMBERED.update(v for v in values if v and len(v) >= _MIN_SECRET)
+
+
 def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    return {k: REDACTED if k.lower() in SECRET_HEADERS else v for k, v in headers.items()}
+    """Header values shown only for :data:`SAFE_HEADERS`; every other one may be a key."""
+    return {k: v if k.lower() in SAFE_HEADERS else REDACTED for k, v in headers.items()}
+
+
+def dsn_secrets(dsn: str | None) -> list[str]:
+    """Credentials a PostgreSQL connection string may carry, in any of its forms: a URL's
+    user info (also when malformed, as libpq quotes it back), ``password=`` keywords."""
+    if not dsn:
+        return []
+    found = url_secrets(dsn)
+    for token in dsn.split():
+        if "@" in token:  # user:password@host, whatever the rest looks like
+            userinfo = token.rsplit("@", 1)[0].split("://", 1)[-1]
+            if ":" in userinfo:
+                found.append(userinfo.split(":", 1)[1])
+        key, sep, value = token.partition("=")
+        if sep and key.strip().lower() in ("password", "sslpassword", "passfile"):
+            found.append(value.strip("'\""))
+    return found
 
 
 def redact_url(url: str) -> str:

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from openclaw_memory.errors import EmbeddingError
+from openclaw_memory.redact import SAFE_HEADERS
 from openclaw_memory.redact import SECRET_HEADERS as _SECRET_HEADERS
 from openclaw_memory.search.querylimits import encodable
 
@@ -78,9 +79,9 @@ def provider_key_for(
     other ``fields`` must be JSON-serialisable. Secrets never enter the digest input, so the
     digest cannot be used to confirm a guessed key either.
     """
-    kept = {
-        name.lower(): value for name, value in (headers or {}).items() if name.lower() not in SECRET_HEADERS
-    }
+    # A header outside the safe list may carry a key: only its name enters the digest.
+    kept = {name.lower(): value if name.lower() in SAFE_HEADERS else "" for name, value in
+            (headers or {}).items() if name.lower() not in SECRET_HEADERS}
     payload = {"provider": provider, "headers": kept, **fields}
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()

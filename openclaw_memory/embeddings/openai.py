@@ -33,7 +33,7 @@ from openclaw_memory.embeddings.base import (
 )
 from openclaw_memory.embeddings.retry import parse_retry_after, retry_call
 from openclaw_memory.errors import EmbeddingError, ProviderUnavailableError
-from openclaw_memory.redact import redact_text, url_secrets
+from openclaw_memory.redact import SAFE_HEADERS, redact_text, url_secrets
 
 if TYPE_CHECKING:
     from openai import OpenAI
@@ -230,7 +230,7 @@ class OpenAIProvider(EmbeddingProvider):
         server may echo them back); the chained exception is dropped for the same reason."""
         s = self.settings
         secrets = [self._key, *url_secrets(s.base_url),
-                   *(v for k, v in s.headers.items() if k.lower() in SECRET_HEADERS)]
+                   *(v for k, v in s.headers.items() if k.lower() not in SAFE_HEADERS)]
         return EmbeddingError(redact_text(str(error), secrets), status=error.status,
                               retry_after=error.retry_after, retryable=error.retryable)
 

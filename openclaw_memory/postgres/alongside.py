@@ -39,7 +39,8 @@ class SideConnection:
     def _open(self) -> tuple[Tenant, ThreadPoolExecutor]:
         with self._lock:
             if self._side is None or self._pool is None:
-                db = Database(self.tenant.db.dsn, application_name="openclaw-memory-side")
+                db = Database(self.tenant.db.dsn, application_name="openclaw-memory-side",
+                              limits=self.tenant.db.limits)
                 self._side = Tenant(db, self.tenant.id, self.tenant.name)
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ocm-side")
             return self._side, self._pool

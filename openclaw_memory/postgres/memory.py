@@ -47,7 +47,7 @@ from openclaw_memory.freshness.activity import (
 )
 from openclaw_memory.indexing.sync import index_fingerprint
 from openclaw_memory.memory_base import ChatType, Memory
-from openclaw_memory.postgres.connection import Database
+from openclaw_memory.postgres.connection import Database, Limits
 from openclaw_memory.postgres.documents import DocumentIndexer, document_hash
 from openclaw_memory.postgres.schema import SCHEMA, SCHEMA_VERSION, migrate, text_config
 from openclaw_memory.postgres.search_side import HNSW_WITH, PostgresIndex, hnsw_build_mb
@@ -92,7 +92,12 @@ class PostgresMemory(Memory):
             raise WorkspaceError("a database workspace is named by 1-200 printable characters")
         self.settings = settings
         self.workspace_name = workspace
-        self.db = Database(dsn)
+        store = settings.store
+        self.db = Database(dsn, limits=Limits(
+            connect_timeout_s=store.connect_timeout_s, statement_timeout_s=store.statement_timeout_s,
+            idle_in_transaction_timeout_s=store.idle_in_transaction_timeout_s,
+            keepalive_idle_s=store.keepalive_idle_s,
+            maintenance_timeout_s=store.maintenance_timeout_s))
         try:
             migrate(self.db)
             self.tenant = open_tenant(self.db, workspace)
@@ -267,7 +272,8 @@ class PostgresMemory(Memory):
         workspace instead of walking the HNSW or GIN index (30 ms instead of 1 at 5k rows).
         Autovacuum does the same later; a sync or publish should not leave searches slow
         until it does."""
-        with self.db.transaction("cannot refresh planner statistics") as conn:
+        with self.db.transaction("cannot refresh planner statistics",
+                                 timeout_s=self.db.limits.maintenance_timeout_s) as conn:
             conn.execute(f"analyze {SCHEMA}.chunks")
             conn.execute(f"analyze {SCHEMA}.documents")
             count = self.tenant.run(conn, f"select count(*) from {SCHEMA}.chunks "
@@ -283,7 +289,8 @@ class PostgresMemory(Memory):
             return False
         dims = int(rows[0][0])
         name = f"chunks_hnsw_{dims}"
-        with self.db.transaction("cannot create the vector index") as conn:
+        with self.db.transaction("cannot create the vector index",
+                                 timeout_s=self.db.limits.maintenance_timeout_s) as conn:
             if conn.execute("select to_regclass(%s)", (f"{SCHEMA}.{name}",)).fetchone()[0]:
                 return False
             # A graph that does not fit maintenance_work_mem (64 MB by default) is built

@@ -94,7 +94,8 @@ def text_config(tokenizer: str) -> str:
 
 def migrate(db: Database) -> int:
     """Bring the schema to :data:`SCHEMA_VERSION`; returns how many migrations ran."""
-    with db.transaction("cannot prepare the openclaw_memory schema") as conn:
+    with db.transaction("cannot prepare the openclaw_memory schema",
+                        timeout_s=db.limits.maintenance_timeout_s) as conn:
         conn.execute("select pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
         conn.execute(f"create schema if not exists {SCHEMA}")
         conn.execute(f"""create table if not exists {SCHEMA}.schema_migrations (

@@ -49,6 +49,33 @@ class PostgresServer:
     data: Path
     process: subprocess.Popen[bytes]
     log: Path
+    argv: tuple[str, ...] = ()
+
+    def pause(self) -> None:
+        """SIGSTOP every server process: connections stay open, nothing answers."""
+        self._signal_all(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self._signal_all(signal.SIGCONT)
+
+    def _signal_all(self, signum: int) -> None:
+        # Each backend is a session of its own (PostgreSQL calls setsid in every child):
+        # the postmaster's process group does not hold them, its children list does.
+        for pid in [self.process.pid, *_descendants(self.process.pid)]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signum)
+
+    def restart(self, *, kill: bool = False) -> None:
+        """Stop the server (``kill``: SIGKILL every process of it, a crash) and start it
+        again on the same data and port; every client connection is then dead."""
+        if kill:
+            self._signal_all(signal.SIGKILL)
+            self.process.wait()
+        self.stop()
+        with self.log.open("ab") as out:
+            self.process = subprocess.Popen(list(self.argv), stdout=out,
+                                            stderr=subprocess.STDOUT, start_new_session=True)
+        _wait_ready(self.port, self.process, self.log)
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -58,6 +85,20 @@ class PostgresServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (Linux: /proc/<pid>/task/<tid>/children)."""
+    found: list[int] = []
+    pending = [pid]
+    while pending:
+        parent = pending.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            with contextlib.suppress(OSError):
+                children = [int(c) for c in (task / "children").read_text().split()]
+                found.extend(children)
+                pending.extend(children)
+    return found
 
 
 def _binaries() -> Path:
@@ -141,15 +182,15 @@ def running_postgres(settings: dict[str, str] | None = None) -> Iterator[Postgre
                                  "--no-sync"], base),
                        check=True, capture_output=True, timeout=120)
         port = _free_port()
+        argv = _command([str(bin_dir / "postgres"), "-D", str(data), "-p", str(port),
+                         "-k", str(sockets), "-c", "listen_addresses=127.0.0.1",
+                         "-c", "fsync=off", "-c", "max_connections=100",
+                         *_settings(settings or {})], base)
         with log.open("wb") as out:
-            process = subprocess.Popen(
-                _command([str(bin_dir / "postgres"), "-D", str(data), "-p", str(port),
-                          "-k", str(sockets), "-c", "listen_addresses=127.0.0.1",
-                          "-c", "fsync=off", "-c", "max_connections=100",
-                          *_settings(settings or {})], base),
-                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
+                                       start_new_session=True)
         server = PostgresServer(f"postgresql://postgres@127.0.0.1:{port}/postgres", port, data,
-                                process, log)
+                                process, log, tuple(argv))
         try:
             _wait_ready(port, process, log)
             yield server

@@ -21,7 +21,7 @@ from pydantic import (
 )
 
 from openclaw_memory.errors import ConfigError
-from openclaw_memory.redact import redact_headers, redact_url
+from openclaw_memory.redact import redact_dsn, redact_headers, redact_url
 
 __all__ = [
     "ChunkingSettings",
@@ -280,6 +280,14 @@ class StoreSettings(_Frozen):
     maintenance_timeout_s: float = Field(
         3600.0, gt=0, le=86_400, description="postgres: the bound of each maintenance "
         "statement instead (building the HNSW graph, refreshing statistics): minutes at 1M chunks.")
+    def __repr_args__(self) -> Any:
+        for name, value in super().__repr_args__():  # the DSN's password never in a repr
+            yield name, redact_dsn(value) if name == "dsn" and isinstance(value, str) else value
+
+    @field_serializer("dsn")
+    def _dump_dsn(self, dsn: str | None) -> str | None:
+        return None if dsn is None else redact_dsn(dsn)
+
     index_build_mb: int = Field(
         1024, ge=64, description="postgres: the most memory (MB) the server may use to build "
         "the HNSW index (maintenance_work_mem, only while it builds, never more than the "

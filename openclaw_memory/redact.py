@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["REDACTED", "SAFE_HEADERS", "SECRET_HEADERS", "dsn_secrets", "redact_headers",
+__all__ = ["REDACTED", "SAFE_HEADERS", "SECRET_HEADERS", "dsn_secrets", "redact_dsn", "redact_headers",
            "redact_text", "redact_url", "remember_secrets", "url_secrets"]
 
 REDACTED = "[redacted]"
@@ -27,7 +27,9 @@ SAFE_HEADERS = frozenset({
 # of a connection URL (scheme://user:password@) and of a libpq keyword string (password=...).
 _SHAPES = (re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}"), re.compile(r"(?i)\bbearer\s+[^\s\"',;]+"),
            re.compile(r"(?i)(?<=[a-z0-9+.\-]://)[^\s/@\"']*:[^\s@\"']*(?=@)"),
-           re.compile(r"(?i)(?<=\bpassword=)('[^']*'|[^\s\"']+)"))
+           re.compile(r"(?i)(?<=\bpassword=)('(?:[^'\\]|\\.)*'|[^\s\"']+)"))
+# libpq's keyword form: key=value or key='quoted value'.
+_KEYWORD = re.compile(r"(\w+)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s']+)")
 #: Secret values seen by this process (a DSN's password): cut out of every redacted text.
 _REMEMBERED: set[str] = set()
 _MIN_SECRET = 6  # shorter values would redact ordinary words
@@ -64,10 +66,15 @@ def dsn_secrets(dsn: str | None) -> list[str]:
             userinfo = token.rsplit("@", 1)[0].split("://", 1)[-1]
             if ":" in userinfo:
                 found.append(userinfo.split(":", 1)[1])
-        key, sep, value = token.partition("=")
-        if sep and key.strip().lower() in ("password", "sslpassword", "passfile"):
-            found.append(value.strip("'\""))
+    for key, value in _KEYWORD.findall(dsn):
+        if key.lower() in ("password", "sslpassword"):
+            found.append(value[1:-1].replace("\\'", "'") if value.startswith("'") else value)
     return found
+
+
+def redact_dsn(dsn: str) -> str:
+    """A connection string as it may be shown: its credentials cut, its form kept."""
+    return redact_text(dsn, dsn_secrets(dsn))
 
 
 def redact_url(url: str) -> str:

@@ -80,3 +80,53 @@ def test_cli_stderr_shows_no_echoed_key(workspace: Path, tmp_path: Path,
         main(["--workspace", str(workspace), "--index", str(tmp_path / "c.sqlite"),
               "--provider", "openai", "search", "billing", "--json"])
     _assert_clean(out.getvalue() + err.getvalue())
+
+
+# Every header but a short list of safe ones may carry a credential, whatever its name.
+CUSTOM_HEADERS = {"X-Goog-Api-Key": "goog-key-4411aa", "Ocp-Apim-Subscription-Key": "apim-key-9921",
+                  "X-Auth-Token": "auth-token-5532", "X-Whatever-We-Did-Not-Think-Of": "odd-key-7781"}
+DSN_PASSWORD = "S3cr3tPassw0rd"
+DSN_FORMS = [
+    f"postgres:{DSN_PASSWORD}@127.0.0.1:1/postgres",  # malformed: libpq quotes it back
+    f"postgresql://bot:{DSN_PASSWORD}@127.0.0.1:1/db",
+    f"postgresql://127.0.0.1:1/db?password={DSN_PASSWORD}",
+    f"host=127.0.0.1 port=1 password={DSN_PASSWORD}",
+    f"host=127.0.0.1 port=1 password='{DSN_PASSWORD} with spaces'",
+]
+
+
+def test_every_header_outside_the_safe_list_is_hidden_in_reprs_dumps_and_status(
+        workspace: Path, tmp_path: Path, server: FakeOpenAIServer) -> None:
+    headers = {**CUSTOM_HEADERS, "Content-Type": "application/json"}
+    embedding = {**_embedding(server), "headers": headers}
+    settings = MemorySettings(embedding=EmbeddingSettings(**embedding))  # type: ignore[arg-type]
+    texts = [repr(settings), str(settings), str(settings.model_dump()), settings.model_dump_json()]
+    with MemoryIndex.open(workspace, index_path=tmp_path / "h.sqlite", embedding=embedding) as memory:
+        texts += [str(memory.status()), str(memory.search("billing").as_dict())]
+    for text in texts:
+        for value in CUSTOM_HEADERS.values():
+            assert value not in text, text
+    assert "application/json" in texts[0]  # a safe header is still shown
+
+
+@pytest.mark.parametrize("dsn", DSN_FORMS)
+def test_no_form_of_a_dsn_shows_its_password_in_errors_dumps_or_cli_output(
+        dsn: str, tmp_path: Path) -> None:
+    pytest.importorskip("psycopg")
+    from openclaw_memory.errors import StoreError
+    from openclaw_memory.postgres import PostgresMemory
+
+    settings = MemorySettings(store={"dsn": dsn})  # type: ignore[arg-type]
+    texts = [repr(settings), str(settings.model_dump()), settings.model_dump_json()]
+    with pytest.raises(StoreError) as raised:
+        PostgresMemory.open(dsn, embedding={"provider": "none"}, store={"connect_timeout_s": 2})
+    texts += [str(raised.value), repr(raised.value)]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["--backend", "postgres", "--dsn", dsn, "--provider", "none",
+                     "--workspace", str(tmp_path), "search", "billing"])
+    assert code != 0
+    texts += [out.getvalue(), err.getvalue()]
+    secret = DSN_PASSWORD
+    for text in texts:
+        assert secret not in text, text

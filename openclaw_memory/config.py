@@ -80,6 +80,15 @@ class EmbeddingSettings(_Frozen):
     retry_base_seconds: float = Field(0.5, ge=0, description="First backoff; doubles each retry.")
     retry_max_seconds: float = Field(60.0, ge=0, description="Cap of one wait (Retry-After included).")
     timeout_seconds: float = Field(60.0, gt=0, description="Timeout of one HTTP request.")
+    query_max_retries: int = Field(
+        1, ge=0, description="Retries of a search's query embedding (an agent waits for it; "
+        "past them the search answers keyword-only).")
+    query_timeout_seconds: float = Field(
+        10.0, gt=0, description="Timeout of a search's query embedding request.")
+    probe_interval_seconds: float = Field(
+        30.0, gt=0, description="After an outage-like failure (refused, timeout, 5xx, 429) the "
+        "endpoint is not called again until a background probe, this often, finds it "
+        "answering: searches meanwhile answer keyword-only at once.")
     local_model_path: Path | None = Field(None, description="Override the bundled ONNX model file.")
     local_threads: int = Field(2, ge=1, description="onnxruntime intra-op threads for `local`.")
     local_model_cache: bool = Field(

@@ -548,6 +548,8 @@ class MemoryIndex(Memory):
             **self._mode(choice),
             "vectors_missing": self.store.missing_vectors() if provider is not None else 0,
             "provider_unavailable_reason": choice.unavailable_reason,
+            "embedding_endpoint": None if provider is None else getattr(
+                provider, "provider", provider).breaker.state(),
             "fallback": choice.fallback,
             "skipped": last.get("skipped", []),
             "warnings": [*drift, *_with_file_warnings(last.get("warnings", []),

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from openclaw_memory.embeddings.breaker import CircuitBreaker
 from openclaw_memory.errors import EmbeddingError
 from openclaw_memory.redact import SAFE_HEADERS
 from openclaw_memory.redact import SECRET_HEADERS as _SECRET_HEADERS
@@ -113,6 +114,19 @@ class EmbeddingProvider(ABC):
     def __init__(self, *, dims: int | None = None) -> None:
         self._dims = dims
         self._dims_lock = threading.Lock()
+        self._calls = threading.local()
+        self.breaker = CircuitBreaker(f"the {type(self).__name__} embedding endpoint",
+                                      lambda: self._embed(["ping"]))
+
+    def probing(self) -> bool:
+        """Whether this call is a single try at an endpoint the breaker holds as down (a
+        provider then makes no retries)."""
+        return bool(getattr(self._calls, "probing", False))
+
+    def in_query(self) -> bool:
+        """Whether this thread is embedding a search's query (a provider then bounds its
+        retries and wait tighter: an agent is waiting for the answer)."""
+        return bool(getattr(self._calls, "query", False))
 
     @property
     def dims(self) -> int | None:
@@ -127,15 +141,32 @@ class EmbeddingProvider(ABC):
             raise TypeError("embed_documents takes a sequence of texts, not a single str")
         if not texts:
             return np.zeros((0, self._dims or 0), dtype=np.float32)
-        # Lone surrogates reach us from JSON escapes and fuzzers; no tokenizer or HTTP body
-        # accepts them, and one must not fail a batch.
-        rows = normalize_rows(self._embed([encodable(t) for t in texts]))
+        probing = self.breaker.is_open
+        if probing and self.in_query():
+            self.breaker.before_call()  # a search must not wait on an endpoint that is down
+        # Indexing still asks (it was told to), but once, without retries: a sync against a
+        # dead endpoint costs one failed request, and one that answers closes the breaker.
+        self._calls.probing = probing
+        try:
+            # Lone surrogates reach us from JSON escapes and fuzzers; no tokenizer or HTTP
+            # body accepts them, and one must not fail a batch.
+            rows = normalize_rows(self._embed([encodable(t) for t in texts]))
+        except EmbeddingError as exc:
+            self.breaker.record_failure(exc)
+            raise
+        finally:
+            self._calls.probing = False
+        self.breaker.record_success()
         self._check_shape(rows, len(texts))
         return rows
 
     def embed_query(self, text: str) -> FloatArray:
         """Vector of one query, shape (dims,); an invalid vector raises EmbeddingError."""
-        row: FloatArray = self.embed_documents([text])[0]
+        self._calls.query = True
+        try:
+            row: FloatArray = self.embed_documents([text])[0]
+        finally:
+            self._calls.query = False
         if np.isnan(row).any():
             raise EmbeddingError(f"{self.id} embeddings ({self.model}): the provider returned "
                                  "an invalid vector (NaN, infinite or zero) for the query")

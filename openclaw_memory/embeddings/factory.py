@@ -57,7 +57,9 @@ def build_provider(name: str, settings: EmbeddingSettings) -> EmbeddingProvider:
     if name == "local":
         return _local_provider(settings)
     if name == "openai":
-        return OpenAIProvider(settings)
+        provider = OpenAIProvider(settings)
+        provider.breaker.probe_interval_s = settings.probe_interval_seconds
+        return provider
     raise ConfigError(f"unknown embedding provider {name!r} (expected local or openai)")
 
 

@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -91,6 +92,16 @@ def api_key_for(settings: EmbeddingSettings) -> str | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class _Budget:
+    """Retries of one call: how many, the longest single wait, the rate window (None: the
+    default, for indexing)."""
+
+    retries: int
+    cap: float
+    window: float | None
+
+
 def plan_batches(counts: Sequence[int], budget: int, max_inputs: int) -> list[tuple[int, int]]:
     """Contiguous [start, end) spans whose token counts sum to <= ``budget``.
 
@@ -161,11 +172,18 @@ class OpenAIProvider(EmbeddingProvider):
 
     def _run_spans(self, batches: list[list[str]]) -> list[FloatArray]:
         cancelled = threading.Event()
+        s = self.settings
+        # Decided in the caller's thread (the batches run in a pool's): a single try while
+        # the breaker holds the endpoint as down, few for a search's query.
+        retries = _Budget(0, 0.0, 0.0) if self.probing() else (
+            _Budget(min(s.max_retries, s.query_max_retries), min(s.retry_max_seconds, 1.0), 0.0)
+            if self.in_query() else _Budget(s.max_retries, s.retry_max_seconds, None))
         if len(batches) == 1:
-            return [self._request(batches[0], cancelled)]
+            return [self._request(batches[0], cancelled, retries)]
         workers = min(self.settings.concurrency, len(batches))
         with ThreadPoolExecutor(workers, thread_name_prefix="openclaw-embed") as pool:
-            futures = [pool.submit(self._request, batch, cancelled) for batch in batches]
+            futures = [pool.submit(self._request, batch, cancelled, retries)
+                       for batch in batches]
             wait(futures, return_when=FIRST_EXCEPTION)
             failed = _first_failure(futures)
             if failed is not None:
@@ -176,13 +194,18 @@ class OpenAIProvider(EmbeddingProvider):
                 raise failed
         return [future.result() for future in futures]
 
-    def _request(self, batch: list[str], cancelled: threading.Event) -> FloatArray:
+    def _request(self, batch: list[str], cancelled: threading.Event,
+                 budget: _Budget) -> FloatArray:
         s = self.settings
+        # A query's retries wait a second at most and never for the rate window: an agent
+        # waits on them, and keyword-only search is an answer too.
+        window = {} if budget.window is None else {"window": budget.window}
         return retry_call(
             lambda: self._post_once(batch),
-            max_retries=s.max_retries,
+            max_retries=budget.retries,
             base=s.retry_base_seconds,
-            cap=s.retry_max_seconds,
+            cap=budget.cap,
+            **window,
             sleep=self._make_sleep(cancelled),
             rng=self._rng,
         )
@@ -205,11 +228,14 @@ class OpenAIProvider(EmbeddingProvider):
         if self.settings.dimensions is not None:
             options["dimensions"] = self.settings.dimensions
         limit = self.settings.timeout_seconds
+        if self.in_query():
+            limit = min(limit, self.settings.query_timeout_seconds)
         deadline = time.monotonic() + limit
         try:
             with self._slots, self._client.embeddings.with_streaming_response.create(
                     # Plain floats: several OpenAI-compatible servers cannot send base64.
-                    input=batch, model=self.model, encoding_format="float", **options,
+                    input=batch, model=self.model, encoding_format="float", timeout=limit,
+                    **options,
             ) as response:
                 # The client's timeout bounds each read, not the whole answer: a server that
                 # drips a byte at a time would hold a sync for minutes. The body is read here

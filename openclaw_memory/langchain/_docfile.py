@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 import re
 from collections.abc import Mapping
@@ -19,7 +20,9 @@ from typing import Any
 
 from openclaw_memory.errors import ContentError
 
-__all__ = ["StoredDocument", "check_json", "decode_document", "encode_document", "file_name",
+_log = logging.getLogger(__name__)
+
+__all__ = ["MAX_DEPTH", "StoredDocument", "check_json", "decode_document", "encode_document", "file_name",
            "read_header"]
 
 # Types that come back from JSON as exactly the same type and value. Subclasses (enums,
@@ -28,6 +31,9 @@ _SCALARS = (str, int, float, bool, type(None))
 _SLUG_CHARS = re.compile(r"[^A-Za-z0-9_-]+")
 _SLUG_MAX = 48
 _DIGEST_HEX = 16
+#: Deepest nesting of a stored value or metadata (JSON parsers recurse: a header nested
+#: thousands deep made every reader of the folder fail).
+MAX_DEPTH = 100
 _OPEN = "---\n"
 # What we write is "---\n"; CRLF markers are accepted because people edit these files too.
 _MARKERS = ("---\n", "---\r\n")
@@ -90,6 +96,9 @@ def read_header(data: bytes) -> tuple[dict[str, Any], str] | None:
         header = json.loads(text[len(opener):header_end])  # JSON ignores a trailing "\r"
     except ValueError:
         return None
+    except RecursionError:  # a header nested thousands deep: not ours, and never fatal
+        _log.warning("skipped a file whose header nests too deep to read")
+        return None
     return (header, rest[len(closer):]) if isinstance(header, dict) else None
 
 
@@ -106,21 +115,49 @@ def decode_document(data: bytes) -> StoredDocument | None:
 
 
 def check_json(value: Any, where: str) -> None:
-    """Refuse anything that would not read back identical from the JSON header."""
+    """Refuse anything that would not read back identical from the JSON header, or that no
+    reader could parse back safely: nesting past :data:`MAX_DEPTH`, a value that contains
+    itself, text that is not valid Unicode. Iterative: any depth is refused, never a crash."""
+    stack: list[tuple[Any, str, int]] = [(value, where, 0)]
+    open_containers: set[int] = set()  # ids of containers on the current path
+    leaving: list[tuple[int, int]] = []  # (stack length when entered, id) to pop from the path
+    while stack:
+        while leaving and len(stack) < leaving[-1][0]:
+            open_containers.discard(leaving.pop()[1])
+        item, at, depth = stack.pop()
+        _check_scalar_or_container(item, at)
+        if type(item) not in (list, dict):
+            continue
+        if depth >= MAX_DEPTH:
+            raise ContentError(f"{where} nests deeper than {MAX_DEPTH} levels")
+        if id(item) in open_containers:
+            raise ContentError(f"{at} contains itself; JSON cannot hold a circular value")
+        open_containers.add(id(item))
+        leaving.append((len(stack) + 1, id(item)))
+        children = (enumerate(item) if type(item) is list else item.items())
+        for key, child in children:
+            if type(item) is dict:
+                _check_text(key, f"a key of {at}")
+            stack.append((child, f"{at}[{key!r}]", depth + 1))
+
+
+def _check_scalar_or_container(value: Any, where: str) -> None:
     if type(value) is float and not math.isfinite(value):
         raise ContentError(f"{where} is {value!r}; JSON has no NaN or infinity")
-    if type(value) in _SCALARS:
+    if type(value) is str:
+        _check_text(value, where)
         return
-    if type(value) is list:
-        for i, item in enumerate(value):
-            check_json(item, f"{where}[{i}]")
-        return
-    if type(value) is dict:
-        for key, item in value.items():
-            if type(key) is not str:
-                raise ContentError(f"{where} has a non-string key {key!r}; JSON keys are strings")
-            check_json(item, f"{where}[{key!r}]")
+    if type(value) in _SCALARS or type(value) in (list, dict):
         return
     raise ContentError(
         f"{where} has type {type(value).__name__}; only str, int, float, bool, None, list and "
         "dict with str keys round-trip exactly through the Markdown file")
+
+
+def _check_text(text: Any, where: str) -> None:
+    if type(text) is not str:
+        raise ContentError(f"{where} is {text!r}; JSON keys are strings")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ContentError(f"{where} holds invalid text (lone surrogates)") from None

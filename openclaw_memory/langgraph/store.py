@@ -51,9 +51,11 @@ from langgraph.store.base import (
     SearchOp,
 )
 
+from openclaw_memory.errors import ContentError, OpenClawMemoryError
 from openclaw_memory.index import MemoryIndex
 from openclaw_memory.langgraph.store_items import (
     StoredItem,
+    check_label,
     decode_item,
     encode_item,
     folder_of,
@@ -153,6 +155,8 @@ class OpenClawMemoryStore(BaseStore):
         return stored.as_item()
 
     def _put(self, op: PutOp) -> None:
+        for label in (*op.namespace, op.key):
+            check_label(label)
         rel_path = self.space.check(item_path(op.namespace, op.key), purpose="write")
         if op.value is None:
             self.space.remove(rel_path)
@@ -162,7 +166,12 @@ class OpenClawMemoryStore(BaseStore):
         created = previous.created_at if previous is not None and previous.key == op.key else now
         item = StoredItem(tuple(op.namespace), op.key, dict(op.value), created, now)
         index = op.index if op.index is False or op.index is None else list(op.index)
-        self.space.write(rel_path, encode_item(item, index, self._fields))
+        data = encode_item(item, index, self._fields)
+        limit = self.memory.settings.sync.max_file_bytes
+        if len(data) > limit:  # the index would skip the file: stored, never found
+            raise ContentError(f"item {op.key!r} takes {len(data)} bytes as a file, more than "
+                               f"sync.max_file_bytes ({limit}); no search could find it")
+        self.space.write(rel_path, data)
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         keep = compile_filter(op.filter)
@@ -184,7 +193,7 @@ class OpenClawMemoryStore(BaseStore):
             for hit in response.results:  # best first: an item's best chunk scores it
                 if hit.path in ranked:
                     continue
-                stored = self._read(hit.path)
+                stored = self._read_own(hit.path)
                 if stored is None or (keep is not None and not keep(stored.value)):
                     continue
                 ranked[hit.path] = _search_item(stored, hit.score)
@@ -205,6 +214,20 @@ class OpenClawMemoryStore(BaseStore):
         data = self.space.read(rel_path)
         return decode_item(data) if data is not None else None
 
+    def _read_own(self, rel_path: str) -> StoredItem | None:
+        """The item a file holds, only when its header names this very file: an item is
+        read from its own namespace folder and key file, never from what a note's text
+        claims (a note in bob's folder starting with a header naming alice is bob's note,
+        not alice's item)."""
+        stored = self._read(rel_path)
+        if stored is None:
+            return None
+        try:
+            own = item_path(stored.namespace, stored.key)
+        except (OpenClawMemoryError, ValueError, UnicodeError):
+            return None
+        return stored if own == rel_path else None
+
     def _item_paths(self, start: Sequence[str]) -> Iterator[tuple[tuple[str, ...], str]]:
         """(folder parts below memory/, document path) of every document in ``start``'s
         folder and below it."""
@@ -214,15 +237,15 @@ class OpenClawMemoryStore(BaseStore):
                 yield parts, path
 
     def _items_below(self, prefix: Sequence[str]) -> Iterator[StoredItem]:
-        for parts, path in self._item_paths(prefix):
-            stored = self._read(path)
-            if stored is not None and stored.namespace == namespace_of(parts):
+        for _parts, path in self._item_paths(prefix):
+            stored = self._read_own(path)
+            if stored is not None:
                 yield stored
 
     def _namespaces(self) -> Iterator[tuple[str, ...]]:
         seen: set[tuple[str, ...]] = set()
         for parts, path in self._item_paths(()):
-            if parts not in seen and self._read(path) is not None:
+            if parts not in seen and self._read_own(path) is not None:
                 seen.add(parts)
                 yield namespace_of(parts)
 

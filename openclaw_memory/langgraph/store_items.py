@@ -34,7 +34,7 @@ from openclaw_memory.errors import ContentError
 from openclaw_memory.files.namespaces import ROOT, folder_of, namespace_of
 from openclaw_memory.langchain._docfile import check_json, file_name, read_header
 
-__all__ = ["ROOT", "StoredItem", "decode_item", "encode_item", "folder_of", "indexed_text",
+__all__ = ["ROOT", "StoredItem", "check_label", "decode_item", "encode_item", "folder_of", "indexed_text",
            "item_path", "namespace_of"]
 
 _OPEN = "---\n"
@@ -51,6 +51,17 @@ class StoredItem:
     def as_item(self) -> Item:
         return Item(value=self.value, key=self.key, namespace=self.namespace,
                     created_at=self.created_at, updated_at=self.updated_at)
+
+
+def check_label(label: object) -> None:
+    """A namespace label or key must be text that a file name can carry (no lone
+    surrogates): :class:`ContentError` (a ``ValueError``) otherwise."""
+    if not isinstance(label, str):
+        raise ContentError(f"namespace labels and keys are strings, got {type(label).__name__}")
+    try:
+        label.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ContentError(f"{label!r} holds invalid text (lone surrogates)") from None
 
 
 def item_path(namespace: Sequence[str], key: str) -> str:

@@ -206,6 +206,10 @@ class SearchSettings(_Frozen):
                                "vector side answers alone (and the response says so).")
     citations: Literal["auto", "on", "off"] = Field(
         "auto", description="auto: cite in direct chats, not in group/channel chats.")
+    get_max_chars: int = Field(
+        16_000, ge=100, le=10_000_000, description="The most text one get / memory_get returns "
+        "(whole lines while they fit); past it the answer is marked truncated and says which "
+        "line to read on from.")
 
     @property
     def weights(self) -> tuple[float, float]:

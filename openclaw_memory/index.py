@@ -33,6 +33,7 @@ from openclaw_memory.files.notes import (
     split_citation,
     write_memory_md,
 )
+from openclaw_memory.files.reading import cap_note
 from openclaw_memory.files.space import FolderSpace
 from openclaw_memory.files.workspace import Workspace
 from openclaw_memory.freshness.activity import flush_status, record_flush, record_flush_failure
@@ -440,11 +441,14 @@ class MemoryIndex(Memory):
         session transcript's ``sessions/<name>.jsonl#L7``): those lines are read.
         """
         path, from_line, lines = split_citation(path, from_line, lines)
+        max_chars = self.settings.search.get_max_chars
         if path.strip().removeprefix("./").startswith("sessions/") and path.strip().endswith(".jsonl"):
-            return read_transcript_lines(self.workspace.sessions_dir, path, from_line, lines)
+            return cap_note(read_transcript_lines(self.workspace.sessions_dir, path, from_line,
+                                                  lines), max_chars)
         if chat_type != "direct" and self.workspace.resolve(path).kind == "memory_md":
             raise OpenClawMemoryError("MEMORY.md is private and not available in group chats")
-        return read_note(self.workspace, path, from_line, lines)
+        return read_note(self.workspace, path, from_line, lines,
+                         max_bytes=self.settings.sync.max_file_bytes, max_chars=max_chars)
 
     # -- writing ------------------------------------------------------------------------------
     def write(self, content: str, *, target: Literal["daily", "memory"] = "daily",

@@ -357,9 +357,12 @@ def _cmd_get(memory: Memory, args: argparse.Namespace) -> None:
                                   f"{note.start_line} is past its end")
     if args.json:
         _print_json({"path": note.path, "text": note.text, "start_line": note.start_line,
-                     "end_line": note.end_line, "missing": note.missing})
+                     "end_line": note.end_line, "missing": note.missing,
+                     "truncated": note.truncated, "next_line": note.next_line})
     else:
         print(note.text)
+        if note.truncated:  # on stderr: what stdout holds is the file's text, exactly
+            print(note.marker(), file=sys.stderr)
 
 
 def _cmd_write(memory: Memory, args: argparse.Namespace) -> None:

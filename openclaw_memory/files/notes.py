@@ -8,7 +8,6 @@ interleave or lose a note; the daily log is only ever appended to.
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import errno
 import fcntl
@@ -19,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from openclaw_memory.errors import (
@@ -30,6 +29,9 @@ from openclaw_memory.errors import (
     WorkspaceError,
 )
 from openclaw_memory.files.atomic import swap_in, write_all
+from openclaw_memory.files.reading import NoteText, note_text, read_note
+from openclaw_memory.files.reading import io_errors as _io_errors
+from openclaw_memory.files.reading import split_lines as _split_lines
 from openclaw_memory.files.workspace import ResolvedPath, Workspace
 from openclaw_memory.indexing.chunking import editor_lines_text
 from openclaw_memory.sessions.transcripts import flatten_transcript
@@ -66,18 +68,6 @@ _MAX_REOPENS = 8
 
 
 @dataclass(frozen=True, slots=True)
-class NoteText:
-    """Lines ``start_line..end_line`` (inclusive) of ``path``; ``end_line < start_line`` if none."""
-
-    path: str
-    text: str
-    start_line: int
-    end_line: int
-    total_lines: int
-    missing: bool = False
-
-
-@dataclass(frozen=True, slots=True)
 class WriteResult:
     """Where a note is in the file after the write: 1-based inclusive line range.
 
@@ -94,95 +84,6 @@ class WriteResult:
     @property
     def written(self) -> bool:
         return self.reason != "duplicate"
-
-
-# ---------------------------------------------------------------------- reading
-
-
-def read_note(
-    ws: Workspace, path: str, from_line: int | None = None, lines: int | None = None
-) -> NoteText:
-    """Read a memory file, or a slice of it; a missing file reads as empty text.
-
-    ``from_line`` is clamped to at least 1 and ``lines`` to at least 1; with neither, the whole
-    file (unchanged, trailing newline included). A range past the end gives empty text. A
-    range is read as a stream and reading stops after it: ``get`` of one line of a 100 MB file
-    does not read 100 MB. ``total_lines`` is then exact for files up to
-    :data:`COUNT_ALL_BYTES`, and -1 for larger ones (not read to their end).
-    """
-    resolved = ws.resolve(path)
-    start = max(1, from_line or 1)
-    if from_line or lines:
-        return _read_range(ws, resolved, start, max(1, lines) if lines else None)
-    with _io_errors("read", resolved.rel_path):
-        data = ws.read_bytes(resolved)
-    if data is None:
-        return NoteText(resolved.rel_path, "", start, start - 1, 0, missing=True)
-    # Memory files are edited by people with any editor: a stray invalid byte must not make
-    # the whole file unreadable to the agent.
-    text = editor_lines_text(data.decode("utf-8", errors="replace"))
-    all_lines = _split_lines(text)
-    return NoteText(resolved.rel_path, text, 1, len(all_lines), len(all_lines))
-
-
-def note_text(rel_path: str, data: bytes | None, from_line: int | None = None,
-              lines: int | None = None) -> NoteText:
-    """:func:`read_note`'s answer for a document already in memory (the database backend):
-    the same clamping, decoding and line numbering."""
-    start = max(1, from_line or 1)
-    if data is None:
-        return NoteText(rel_path, "", start, start - 1, 0, missing=True)
-    text = editor_lines_text(data.decode("utf-8", errors="replace"))
-    all_lines = _split_lines(text)
-    if not (from_line or lines):
-        return NoteText(rel_path, text, 1, len(all_lines), len(all_lines))
-    count = max(1, lines) if lines else None
-    selected = all_lines[start - 1: None if count is None else start - 1 + count]
-    return NoteText(rel_path, "\n".join(selected), start, start + len(selected) - 1,
-                    len(all_lines))
-
-
-COUNT_ALL_BYTES = 4 * 1024 * 1024
-_BLOCK = 64 * 1024
-
-
-def _read_range(ws: Workspace, resolved: ResolvedPath, start: int, count: int | None) -> NoteText:
-    selected: list[str] = []
-    with _io_errors("read", resolved.rel_path):
-        try:
-            fd = ws.open_file(resolved, os.O_RDONLY | os.O_CLOEXEC)
-        except FileNotFoundError:
-            return NoteText(resolved.rel_path, "", start, start - 1, 0, missing=True)
-        with os.fdopen(fd, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            seen = 0
-            for line in _editor_lines(handle):
-                seen += 1
-                if seen >= start and (count is None or seen < start + count):
-                    selected.append(line)
-                elif count is not None and seen >= start + count and size > COUNT_ALL_BYTES:
-                    seen = -1  # a large file is not read past the range
-                    break
-    return NoteText(resolved.rel_path, "\n".join(selected), start, start + len(selected) - 1, seen)
-
-
-def _editor_lines(handle: Any) -> Iterator[str]:
-    """The file's lines as an editor shows them (LF, CRLF or CR), decoded block by block."""
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    pending = ""
-    while True:
-        block = handle.read(_BLOCK)
-        text = decoder.decode(block, final=not block)
-        pending += text
-        if block and pending.endswith("\r"):
-            continue  # a CRLF may be split across blocks: wait for the next one
-        parts = editor_lines_text(pending).split("\n")
-        pending = parts.pop()
-        yield from parts
-        if not block:
-            if pending:
-                yield pending
-            return
 
 
 _CITATION = re.compile(r"^(?P<path>.+?)#L(?P<start>\d+)(?:-L?(?P<end>\d+))?$")
@@ -232,17 +133,6 @@ def read_transcript_lines(sessions_dir: Path | None, path: str, from_line: int |
     selected = rendered[start - 1 : start - 1 + count]
     return NoteText(f"sessions/{name}", "\n".join(selected), start, start + len(selected) - 1,
                     len(rendered))
-
-
-def _split_lines(text: str) -> list[str]:
-    # Split on "\n" only (not str.splitlines, which also breaks on \x0b, \x1c, U+2028...)
-    # so that numbering agrees with the chunker; a final "\n" ends a line, it does not start one.
-    if not text:
-        return []
-    parts = text.split("\n")
-    if parts[-1] == "":
-        parts.pop()
-    return parts
 
 
 # ---------------------------------------------------------------------- dates
@@ -497,18 +387,3 @@ def _is_link_error(exc: OSError) -> bool:
     return exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EISDIR)
 
 
-@contextlib.contextmanager
-def _io_errors(action: str, rel: str) -> Iterator[None]:
-    """Turn file-system failures into :class:`WorkspaceError` with a message people can act on."""
-    try:
-        yield
-    except FileNotFoundError:
-        raise WorkspaceError(
-            f"cannot {action} {rel}: the workspace folder does not exist"
-        ) from None
-    except OSError as exc:
-        if exc.errno == errno.EROFS or (isinstance(exc, PermissionError) and action == "write"):
-            raise WorkspaceError(
-                f"cannot write {rel}: the workspace is read-only ({exc.strerror})"
-            ) from None
-        raise WorkspaceError(f"cannot {action} {rel}: {exc.strerror}") from None

@@ -322,6 +322,8 @@ class MemoryGetTool(_MemoryTool):
         out: dict[str, Any] = {"path": note.path, "text": note.text}
         if note.missing:
             out["missing"] = True
+        if note.truncated:  # the model must know what it was not shown, and how to get it
+            out.update(truncated=note.marker(), next_from_line=note.next_line)
         if call.cite:
             out.update(from_line=note.start_line, end_line=note.end_line,
                        total_lines=note.total_lines)

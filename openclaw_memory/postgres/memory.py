@@ -345,7 +345,8 @@ class PostgresMemory(Memory):
             raise OpenClawMemoryError("MEMORY.md is private and not available in group chats")
         with self.db.transaction(f"cannot read {rel}") as conn:
             body = self.indexer.body(conn, rel)
-        return note_text(rel, body, from_line, lines)
+        return note_text(rel, body, from_line, lines,
+                         max_chars=self.settings.search.get_max_chars)
 
     def paths(self) -> list[str]:
         """Every document's path, sorted."""

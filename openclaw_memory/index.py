@@ -288,9 +288,16 @@ class MemoryIndex(Memory):
         return replace(report, warnings=(*report.warnings, self.empty_hint()))
 
     def workspace_is_empty(self) -> bool:
-        """No file is indexed (and so no search can answer anything). One row read, not a count:
-        it runs on every search that finds nothing."""
-        return not self.store.query("select 1 from files limit 1")
+        """No file is indexed and none is on disk to index (a workspace whose index was never
+        built is not empty). One row read when anything is indexed: it runs on every search
+        that finds nothing; the disk is only looked at when the index holds nothing."""
+        if self.store.query("select 1 from files limit 1"):
+            return False
+        try:
+            found = self.workspace.discover(max_file_bytes=self.settings.sync.max_file_bytes)
+        except OpenClawMemoryError:
+            return True
+        return not (found.files or found.skipped)
 
     def empty_hint(self) -> str:
         return empty_workspace_hint(self.settings.workspace, extra_paths=self.settings.extra_paths)
@@ -469,7 +476,12 @@ class MemoryIndex(Memory):
                                   max_file_bytes=limit, folder=area or "memory")
         self.freshness.mark("written through write()")
         if result.appended:
-            self.sync()
+            try:
+                self.sync()
+            except StoreError as exc:  # the note is saved: the file is the truth
+                return replace(result, warning=(
+                    f"the note is saved in {result.path}, but the index could not be updated "
+                    f"({exc}); it is searchable after the next sync that can write the index"))
         return result
 
     def write_problem(self) -> str | None:

@@ -372,9 +372,11 @@ def _cmd_write(memory: Memory, args: argparse.Namespace) -> None:
     if args.json:
         _print_json({"path": result.path, "start_line": result.start_line,
                      "end_line": result.end_line, "citation": where, "written": result.written,
-                     "reason": result.reason})
+                     "reason": result.reason, "warning": result.warning})
         return
     print(f"appended to {where}" if result.appended else f"not written: {result.reason}")
+    if result.warning:
+        print(f"warning: {result.warning}", file=sys.stderr)
 
 
 def _cmd_status(memory: Memory, args: argparse.Namespace) -> None:

@@ -73,6 +73,8 @@ class WriteResult:
 
     ``appended`` is true only when a note was added to the end; a duplicate reports the line
     range of the copy already there; ``reason`` is ``replaced`` for a whole-file replace.
+    ``warning``: the note is saved but something after it failed (the index could not be
+    updated: the next sync that can write it indexes the note).
     """
 
     path: str
@@ -80,6 +82,7 @@ class WriteResult:
     end_line: int
     appended: bool
     reason: WriteReason
+    warning: str | None = None
 
     @property
     def written(self) -> bool:

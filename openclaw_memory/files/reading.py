@@ -24,8 +24,8 @@ from openclaw_memory.errors import ContentError, WorkspaceError
 from openclaw_memory.files.workspace import Workspace
 from openclaw_memory.indexing.chunking import editor_lines_text
 
-__all__ = ["COUNT_ALL_BYTES", "NoteText", "cap_note", "io_errors", "note_text", "read_note",
-           "split_lines"]
+__all__ = ["COUNT_ALL_BYTES", "NoteText", "cap_note", "decode_text", "io_errors", "note_text",
+           "read_note", "split_lines", "unicode_encoding"]
 
 COUNT_ALL_BYTES = 4 * 1024 * 1024
 _BLOCK = 64 * 1024
@@ -63,6 +63,23 @@ class NoteText:
         cut = f" (line {self.end_line} cut short)" if self.line_cut else ""
         return (f"[truncated: lines {self.start_line}-{self.end_line}{cut} shown; read on "
                 f"with from_line={self.next_line}, or fewer lines at a time]")
+
+
+# UTF-32 first: its little-endian mark begins with UTF-16's.
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def unicode_encoding(head: bytes) -> str:
+    """The encoding a file's first bytes name: UTF-16 or UTF-32 by their byte-order mark
+    (Windows editors save notes so), else UTF-8."""
+    return next((name for bom, name in _BOMS if head.startswith(bom)), "utf-8")
+
+
+def decode_text(data: bytes) -> str:
+    """A memory file's text: UTF-8, or UTF-16/32 with a byte-order mark; a stray invalid
+    byte becomes U+FFFD (a person's editor must not make the whole file unreadable)."""
+    return data.decode(unicode_encoding(data[:4]), errors="replace")
 
 
 def split_lines(text: str) -> list[str]:
@@ -119,13 +136,13 @@ def read_note(ws: Workspace, path: str, from_line: int | None = None, lines: int
                 raise ContentError(
                     f"{resolved.rel_path} is {size} bytes, more than sync.max_file_bytes "
                     f"({max_bytes}): it is neither indexed nor read")
+            encoding = unicode_encoding(handle.read(4))
+            handle.seek(0)
             if from_line or lines:
                 note = _read_range(handle, resolved.rel_path, size, start,
-                                   max(1, lines) if lines else None)
+                                   max(1, lines) if lines else None, encoding)
             else:
-                # Memory files are edited by people with any editor: a stray invalid byte
-                # must not make the whole file unreadable to the agent.
-                text = editor_lines_text(handle.read().decode("utf-8", errors="replace"))
+                text = editor_lines_text(decode_text(handle.read()))
                 all_lines = split_lines(text)
                 note = NoteText(resolved.rel_path, text, 1, len(all_lines), len(all_lines))
     return cap_note(note, max_chars)
@@ -138,7 +155,7 @@ def note_text(rel_path: str, data: bytes | None, from_line: int | None = None,
     start = max(1, from_line or 1)
     if data is None:
         return NoteText(rel_path, "", start, start - 1, 0, missing=True)
-    text = editor_lines_text(data.decode("utf-8", errors="replace"))
+    text = editor_lines_text(decode_text(data))
     all_lines = split_lines(text)
     if not (from_line or lines):
         return cap_note(NoteText(rel_path, text, 1, len(all_lines), len(all_lines)), max_chars)
@@ -163,10 +180,10 @@ def cap_note(note: NoteText, max_chars: int | None) -> NoteText:
 
 
 def _read_range(handle: Any, rel_path: str, size: int, start: int,
-                count: int | None) -> NoteText:
+                count: int | None, encoding: str) -> NoteText:
     selected: list[str] = []
     seen = 0
-    for line in _editor_lines(handle):
+    for line in _editor_lines(handle, encoding):
         seen += 1
         if seen >= start and (count is None or seen < start + count):
             selected.append(line)
@@ -176,10 +193,11 @@ def _read_range(handle: Any, rel_path: str, size: int, start: int,
     return NoteText(rel_path, "\n".join(selected), start, start + len(selected) - 1, seen)
 
 
-def _editor_lines(handle: Any) -> Iterator[str]:
+def _editor_lines(handle: Any, encoding: str = "utf-8") -> Iterator[str]:
     """The file's lines as an editor shows them (LF, CRLF or CR), decoded block by block, in
     one linear pass: a block without a line break is only kept, never re-split."""
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    # "utf-16" / "utf-32" read the byte-order mark and drop it.
+    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
     held: list[str] = []  # the current line's pieces so far
     while True:
         block = handle.read(_BLOCK)

@@ -14,7 +14,7 @@ import re
 import uuid
 from pathlib import Path
 
-from openclaw_memory.freshness.processes import pid_alive
+from openclaw_memory.freshness.processes import pid_alive, process_started_at
 
 __all__ = ["rebuild_path", "remove_stale_rebuilds"]
 
@@ -26,10 +26,16 @@ def rebuild_path(live: Path) -> Path:
     return live.with_name(f"{live.name}.rebuild-{os.getpid()}-{uuid.uuid4().hex[:8]}")
 
 
-def _alive(pid: int) -> bool:
+def _alive(pid: int, written_at: float) -> bool:
+    """Whether the rebuild that wrote a file last modified at ``written_at`` may still run:
+    its process exists and started before the file was written (a process started since
+    has only been given the dead one's pid)."""
     if pid == os.getpid():
         return True  # another index object of this process may be rebuilding right now
-    return pid_alive(pid)
+    if not pid_alive(pid):
+        return False
+    started = process_started_at(pid)
+    return started is None or started <= written_at + 1.0
 
 
 def remove_stale_rebuilds(live: Path) -> list[str]:
@@ -42,7 +48,13 @@ def remove_stale_rebuilds(live: Path) -> list[str]:
         return removed
     for entry in entries:
         match = pattern.fullmatch(entry.name)
-        if match is None or _alive(int(match.group(1))):
+        if match is None:
+            continue
+        try:
+            written_at = entry.stat(follow_symlinks=False).st_mtime
+        except OSError:
+            continue
+        if _alive(int(match.group(1)), written_at):
             continue
         with contextlib.suppress(FileNotFoundError):
             os.unlink(entry.path)

@@ -27,6 +27,7 @@ from openclaw_memory.config import MemorySettings
 from openclaw_memory.embeddings.base import EmbeddingProvider, invalid_rows
 from openclaw_memory.embeddings.cache import CachedProvider
 from openclaw_memory.errors import EmbeddingError, OpenClawMemoryError, PathRefusedError
+from openclaw_memory.files.reading import decode_text, unicode_encoding
 from openclaw_memory.files.workspace import Workspace
 from openclaw_memory.indexing.batch import PendingWrite, WriteBatch
 from openclaw_memory.indexing.chunking import blank_front_matter, chunk_text, editor_lines_text
@@ -119,6 +120,8 @@ def looks_binary(data: bytes, sample: int = 8_192) -> bool:
 
 
 def _decode(data: bytes, path: str, plan: SyncPlan) -> str:
+    if unicode_encoding(data[:4]) != "utf-8":  # UTF-16/32 with a byte-order mark
+        return decode_text(data)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -252,7 +255,7 @@ class Syncer:
         if data is None:
             return
         file = replace(file, size=len(data), mtime_ns=before.st_mtime_ns)
-        if looks_binary(data):
+        if looks_binary(data) and unicode_encoding(data[:4]) == "utf-8":
             plan.skipped.append(SkippedFile(file.path, "binary content, not text"))
             return
         file_hash = hashlib.sha256(data).hexdigest()
@@ -424,6 +427,9 @@ class Syncer:
         started = time.perf_counter()
         plan = SyncPlan()
         store.check_keyword_index()  # damage that only shows on use: found here, not by users
+        # A killed rebuild's copy of the index is removed by whatever sync runs next, not only
+        # by the next rebuild (which may never come).
+        self._remove_leftovers(store, plan)
         fingerprint = index_fingerprint(self.settings, self.provider)
         stored = store.meta(FINGERPRINT_KEY)
         empty = not store.files()
@@ -455,12 +461,15 @@ class Syncer:
         present = {f.path for f in files}
         return changed + sum(1 for p in known if p not in present)
 
-    def _rebuild(self, store: Store, plan: SyncPlan, fingerprint: str,
-                 progress: Progress | None) -> None:
+    @staticmethod
+    def _remove_leftovers(store: Store, plan: SyncPlan) -> None:
         leftovers = remove_stale_rebuilds(store.path)
         if leftovers:
             plan.warnings.append(f"removed {len(leftovers)} leftover file(s) of an interrupted "
                                  f"rebuild: {', '.join(sorted(leftovers))}")
+
+    def _rebuild(self, store: Store, plan: SyncPlan, fingerprint: str,
+                 progress: Progress | None) -> None:
         tmp = rebuild_path(store.path)
         # The same page size as the live index: the backup that swaps the rebuilt index in
         # cannot change it while the live one is in WAL mode (indexes from before 16 KB pages).

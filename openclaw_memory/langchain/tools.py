@@ -368,6 +368,8 @@ class MemoryWriteTool(_MemoryTool):
     def _payload(self, call: _Call, result: WriteResult) -> dict[str, Any]:
         out: dict[str, Any] = {"path": result.path, "written": result.written,
                                "reason": result.reason}
+        if result.warning:
+            out["warning"] = result.warning
         if call.cite:
             out.update(start_line=result.start_line, end_line=result.end_line,
                        citation=citation(result.path, result.start_line, result.end_line))

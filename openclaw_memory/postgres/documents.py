@@ -23,6 +23,7 @@ import numpy as np
 from openclaw_memory.config import MemorySettings
 from openclaw_memory.embeddings.base import EmbeddingProvider, invalid_rows
 from openclaw_memory.errors import ContentError, EmbeddingError
+from openclaw_memory.files.reading import decode_text
 from openclaw_memory.indexing.chunking import blank_front_matter, chunk_text, editor_lines_text
 from openclaw_memory.postgres.schema import SCHEMA
 from openclaw_memory.postgres.tenant import Tenant
@@ -148,7 +149,7 @@ class DocumentIndexer:
                 f"coalesce(%(d)s, {dims}), coalesce(%(v)s::vector, {reuse}))")
 
     def chunk(self, path: str, body: bytes) -> list[Chunk]:
-        text = body.decode("utf-8", errors="replace")
+        text = decode_text(body)  # UTF-8, or UTF-16/32 with a byte-order mark
         if "\x00" in text:
             raise ContentError(f"{path} holds NUL bytes: not a text file")
         return chunk_text(blank_front_matter(editor_lines_text(text)), path=path,

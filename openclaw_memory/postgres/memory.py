@@ -125,8 +125,10 @@ class PostgresMemory(Memory):
         if not target:
             raise ConfigError("the postgres backend needs a connection string: dsn=... or "
                               "store.dsn (OPENCLAW_MEMORY_STORE__DSN)")
-        return cls(target, workspace or resolved.store.workspace_name, resolved,
-                   embedder=embedder)
+        # "" is a name asked for (and refused), not "the default": opening the shared default
+        # workspace by mistake would mix one tenant's notes into everyone's.
+        name = resolved.store.workspace_name if workspace is None else workspace
+        return cls(target, name, resolved, embedder=embedder)
 
     @property
     def provider(self) -> EmbeddingProvider | None:

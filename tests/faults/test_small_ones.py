@@ -99,11 +99,116 @@ def test_get_of_one_line_does_not_read_a_huge_file(tmp_path: Path) -> None:
         for i in range(1, 400_001):
             handle.write(f"- line {i} of a very large log that someone pasted into memory\n")
     assert big.stat().st_size > 20_000_000
+    # Within the size the index accepts (larger files are refused: test_bounded_get.py).
     with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite", **NONE,
-                          sync={"on_search": False}) as memory:
+                          sync={"on_search": False, "max_file_bytes": 64 * 1024 * 1024}) as memory:
         before = _bytes_read()
         note = memory.get("memory/big.md#L2")
         read = _bytes_read() - before
     assert note.text == "- line 2 of a very large log that someone pasted into memory"
     assert note.total_lines == -1  # not read to its end
     assert read < 1_000_000, read
+
+
+def test_an_empty_workspace_name_is_refused_not_the_shared_default(pg_dsn: str) -> None:
+    from openclaw_memory.errors import WorkspaceError
+    from openclaw_memory.postgres import PostgresMemory
+
+    with pytest.raises(WorkspaceError):
+        PostgresMemory.open(pg_dsn, workspace="", embedding={"provider": "none"})
+
+
+def test_leftovers_of_a_killed_rebuild_are_removed_by_the_next_ordinary_sync(
+        workspace: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    index = tmp_path / "i.sqlite"
+    with MemoryIndex.open(workspace, index_path=index, **NONE) as memory:
+        memory.sync()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()  # a pid that no longer runs, as a killed `index --full` leaves
+    names = [f"i.sqlite.rebuild-{dead.pid}-0123abcd{suffix}" for suffix in ("", "-wal", "-shm")]
+    for name in names:
+        (tmp_path / name).write_bytes(b"x" * 100)
+    with MemoryIndex.open(workspace, index_path=index, **NONE) as memory:
+        report = memory.sync()  # incremental: nothing changed
+    assert not any((tmp_path / n).exists() for n in names)
+    assert any("leftover" in w for w in report.warnings)
+
+
+def test_a_reused_pid_does_not_keep_a_dead_rebuilds_leftover(workspace: Path, tmp_path: Path) -> None:
+    import os
+
+    from openclaw_memory.indexing.rebuild_files import remove_stale_rebuilds
+
+    index = tmp_path / "i.sqlite"
+    leftover = tmp_path / "i.sqlite.rebuild-1-0123abcd"  # pid 1 runs, but since long before
+    leftover.write_bytes(b"x")
+    os.utime(leftover, (0, 0))  # written in 1970, before pid 1 started
+    assert remove_stale_rebuilds(index) == [leftover.name]
+
+
+def test_a_note_is_saved_and_exit_0_when_the_index_cannot_be_written(
+        workspace: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    from cli_entry import ENTRY_POINT
+
+    index = tmp_path / "i.sqlite"
+    args = [ENTRY_POINT, "--workspace", str(workspace), "--index", str(index), "--provider",
+            "none"]
+    subprocess.run([*args, "index"], check=True, capture_output=True, timeout=60)
+    holder = subprocess.Popen(  # another process holds the write lock past the busy timeout
+        [sys_executable(), "-c", "import sqlite3,sys,time; c=sqlite3.connect(sys.argv[1]); "
+         "c.execute('begin immediate'); print('locked', flush=True); time.sleep(30)",
+         str(index)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        done = subprocess.run([*args, "write", "The kestrel survey moved to Friday."],
+                              capture_output=True, text=True, timeout=120, check=False,
+                              env={**__import__("os").environ,
+                                   "OPENCLAW_MEMORY_STORE__BUSY_TIMEOUT_MS": "200"})
+    finally:
+        holder.kill()
+        holder.wait()
+    assert done.returncode == 0, done.stderr
+    assert "appended to" in done.stdout and "index could not be updated" in done.stderr
+    daily = list((workspace / "memory").glob("20*.md"))
+    assert any("kestrel survey" in p.read_text() for p in daily)
+
+
+def sys_executable() -> str:
+    import sys
+
+    return sys.executable
+
+
+def test_utf16_and_utf32_notes_with_a_byte_order_mark_are_indexed_and_read(
+        tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    text = "# Trip\n\nThe ferry to Lisbon leaves at nine.\nBring the blue suitcase.\n"
+    for name, encoding in (("u16.md", "utf-16"), ("u32.md", "utf-32"), ("u16be.md", "utf-16-be")):
+        data = text.encode(encoding)
+        if encoding == "utf-16-be":
+            data = b"\xfe\xff" + data
+        (ws / "memory" / name).write_bytes(data)
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite", **NONE) as memory:
+        report = memory.sync()
+        assert not report.skipped, report.skipped
+        hits = memory.search("ferry Lisbon").results
+        assert {h.path for h in hits} == {"memory/u16.md", "memory/u32.md", "memory/u16be.md"}
+        for name in ("u16.md", "u32.md", "u16be.md"):
+            assert memory.get(f"memory/{name}").text == text
+            assert memory.get(f"memory/{name}#L3").text == "The ferry to Lisbon leaves at nine."
+
+
+def test_a_workspace_whose_index_was_never_built_is_not_called_empty(
+        workspace: Path, tmp_path: Path) -> None:
+    with MemoryIndex.open(workspace, index_path=tmp_path / "never.sqlite", **NONE,
+                          sync={"on_search": False}) as memory:
+        assert (workspace / "MEMORY.md").exists()
+        assert memory.workspace_is_empty() is False
+        response = memory.search("billing database", )
+        assert not any("no memory files" in n for n in response.notes)

@@ -376,6 +376,8 @@ class PostgresMemory(Memory):
             block, result = plan_append(existing, body, rel, self.settings.sync.max_file_bytes)
             if block is not None:
                 self.indexer.put(conn, rel, existing + block)
+        if block is not None:
+            self.index.forget_counts()  # this workspace's term counts just moved
         return result
 
     def _curated_path(self) -> str:
@@ -389,11 +391,14 @@ class PostgresMemory(Memory):
         with self.db.transaction(f"cannot write {rel}") as conn:
             self.indexer.lock_for_append(conn, rel)
             self.indexer.put(conn, rel, body)
+        self.index.forget_counts()
 
     def delete_document(self, path: str) -> bool:
         rel, _ = document_path(path)
         with self.db.transaction(f"cannot delete {rel}") as conn:
-            return self.indexer.delete(conn, rel)
+            deleted = self.indexer.delete(conn, rel)
+        self.index.forget_counts()
+        return deleted
 
     def _check_size(self, rel: str, body: bytes) -> None:
         limit = self.settings.sync.max_file_bytes

@@ -153,9 +153,11 @@ def test_locked_index_is_not_mistaken_for_a_corrupt_one(tmp_path: Path) -> None:
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert blocker.stdout is not None and blocker.stdout.readline().strip() == "locked"
-        with pytest.raises(StoreError, match="locked"), MemoryIndex.open(
-                ws, index_path=index, store={"busy_timeout_ms": 200}, **NONE) as memory:
-            memory.write("a note while another process holds the lock")
+        with MemoryIndex.open(ws, index_path=index, store={"busy_timeout_ms": 200},
+                              **NONE) as memory:
+            result = memory.write("a note while another process holds the lock")
+        # The note is saved (the file is the truth); the index catches up at the next sync.
+        assert result.written and result.warning and "locked" in result.warning
     finally:
         blocker.communicate("")
     assert not list(tmp_path.glob("index.sqlite.corrupt-*"))

@@ -502,7 +502,8 @@ class MemoryIndex(Memory):
         return set(self.store.files())
 
     def documents(self) -> FolderSpace:
-        return FolderSpace(self.workspace, self._recorded_stat, self._settle)
+        return FolderSpace(self.workspace, self._recorded_stat, self._settle,
+                           max_bytes=self.settings.sync.max_file_bytes)
 
     def search_backend(self) -> Store:
         return self.store

@@ -112,3 +112,17 @@ def test_a_value_too_large_to_index_is_refused_not_stored_unfindable(
     with pytest.raises(ContentError, match="max_file_bytes"):
         store.put(("users", "alice"), "big", {"content": "word " * (limit // 5 + 10)})
     assert store.get(("users", "alice"), "big") is None
+
+
+def test_a_huge_file_in_a_store_folder_is_skipped_unread(tmp_path: Path,
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / "ws" / "memory" / "users" / "eve").mkdir(parents=True)
+    with (tmp_path / "ws" / "memory" / "users" / "eve" / "huge.md").open("wb") as f:
+        f.truncate(1 << 40)  # sparse: a terabyte of zeros no listing must read
+    with OpenClawMemoryStore.open(tmp_path / "ws", index_path=tmp_path / "i.sqlite",
+                                  embedding={"provider": "none"}) as store:
+        store.put(("users", "alice"), "tea", {"content": "Alice drinks green tea"})
+        with caplog.at_level(logging.WARNING):
+            assert store.list_namespaces() == [("users", "alice")]
+            assert [i.key for i in store.search(("users",))] == ["tea"]
+    assert any("max_file_bytes" in r.getMessage() for r in caplog.records)

@@ -58,10 +58,11 @@ class FolderSpace(DocumentSpace):
     """
 
     def __init__(self, ws: Workspace, recorded: Callable[[str], tuple[int, int] | None],
-                 settle: Callable[[str], None]) -> None:
+                 settle: Callable[[str], None], *, max_bytes: int | None = None) -> None:
         self.ws = ws
         self._recorded = recorded
         self._settle = settle
+        self.max_bytes = max_bytes  # larger documents are refused (ContentError), not read
 
     def check(self, rel_path: str, *, purpose: Literal["read", "write"] = "read") -> str:
         return self.ws.resolve(rel_path, purpose=purpose).rel_path
@@ -71,7 +72,7 @@ class FolderSpace(DocumentSpace):
             resolved = self.ws.resolve(rel_path)
         except PathRefusedError:
             return None  # e.g. a symlink swapped in since indexing: not a document any more
-        return self.ws.read_bytes(resolved)
+        return self.ws.read_bytes(resolved, max_bytes=self.max_bytes)
 
     def write(self, rel_path: str, data: bytes) -> bool:
         resolved = self.ws.resolve(rel_path, purpose="write")

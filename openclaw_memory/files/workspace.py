@@ -23,7 +23,7 @@ from datetime import date
 from pathlib import Path
 from typing import Literal
 
-from openclaw_memory.errors import PathRefusedError, WorkspaceError
+from openclaw_memory.errors import ContentError, PathRefusedError, WorkspaceError
 from openclaw_memory.types import MemoryFile, SkippedFile, Source
 
 __all__ = [
@@ -294,13 +294,18 @@ class Workspace:
             raise _refuse()
         return fd
 
-    def read_bytes(self, resolved: ResolvedPath) -> bytes | None:
-        """The file's bytes, or ``None`` when it does not exist."""
+    def read_bytes(self, resolved: ResolvedPath, *, max_bytes: int | None = None) -> bytes | None:
+        """The file's bytes, or ``None`` when it does not exist; a file larger than
+        ``max_bytes`` is refused with :class:`ContentError` before anything is read."""
         try:
             fd = self.open_file(resolved, os.O_RDONLY | os.O_CLOEXEC)
         except FileNotFoundError:
             return None
         with os.fdopen(fd, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if max_bytes is not None and size > max_bytes:
+                raise ContentError(f"{resolved.rel_path} is {size} bytes, more than "
+                                   f"sync.max_file_bytes ({max_bytes}): not read")
             return handle.read()
 
     # ------------------------------------------------------------------ discovery

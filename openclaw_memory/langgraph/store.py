@@ -31,6 +31,7 @@ they never block the event loop; one lock serialises batches, so concurrent call
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -67,6 +68,7 @@ from openclaw_memory.search.filters import Predicate, compile_filter
 
 __all__ = ["OpenClawMemoryStore"]
 
+_log = logging.getLogger(__name__)
 _MAX_FETCH = 200  # the engine's own cap on one search's results
 
 
@@ -211,7 +213,11 @@ class OpenClawMemoryStore(BaseStore):
 
     # -- documents ---------------------------------------------------------------------------
     def _read(self, rel_path: str) -> StoredItem | None:
-        data = self.space.read(rel_path)
+        try:
+            data = self.space.read(rel_path)
+        except ContentError as exc:  # too large to be an item: skipped, never read whole
+            _log.warning("skipped %s: %s", rel_path, exc)
+            return None
         return decode_item(data) if data is not None else None
 
     def _read_own(self, rel_path: str) -> StoredItem | None:

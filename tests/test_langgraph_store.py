@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 from langgraph.store.memory import InMemoryStore
+from store_backends import open_store
 
 from openclaw_memory.errors import ContentError
 from openclaw_memory.langgraph.store import OpenClawMemoryStore
@@ -30,17 +31,7 @@ VALUES: dict[str, dict[str, Any]] = {
 @pytest.fixture(params=["sqlite", "postgres"])
 def ours(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenClawMemoryStore]:
     """The store on a workspace folder, and on a PostgreSQL workspace (documents as rows)."""
-    if request.param == "postgres":
-        from openclaw_memory.postgres import PostgresMemory
-
-        memory = PostgresMemory.open(request.getfixturevalue("pg_dsn"), workspace="store",
-                                     embedding={"provider": "none"})
-        with OpenClawMemoryStore(memory, owns_index=True) as store:
-            yield store
-        return
-    (tmp_path / "ws").mkdir()
-    with OpenClawMemoryStore.open(tmp_path / "ws", index_path=tmp_path / "i.sqlite",
-                                  embedding={"provider": "none"}) as store:
+    with open_store(request, tmp_path, "store") as store:
         yield store
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from store_backends import open_store
 
 from openclaw_memory.errors import ContentError
 from openclaw_memory.langgraph.store import OpenClawMemoryStore
@@ -19,17 +20,7 @@ from openclaw_memory.langgraph.store import OpenClawMemoryStore
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenClawMemoryStore]:
-    if request.param == "postgres":
-        from openclaw_memory.postgres import PostgresMemory
-
-        memory = PostgresMemory.open(request.getfixturevalue("pg_dsn"), workspace="trust",
-                                     embedding={"provider": "none"})
-        with OpenClawMemoryStore(memory, owns_index=True) as opened:
-            yield opened
-        return
-    (tmp_path / "ws").mkdir()
-    with OpenClawMemoryStore.open(tmp_path / "ws", index_path=tmp_path / "i.sqlite",
-                                  embedding={"provider": "none"}) as opened:
+    with open_store(request, tmp_path, "trust") as opened:
         yield opened
 
 

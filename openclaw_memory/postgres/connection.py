@@ -301,17 +301,9 @@ def _watched_cursor(psycopg: Any, db: Database) -> Any:
 
     class WatchedCursor(psycopg.Cursor):  # type: ignore[misc, name-defined]
         def execute(self, *args: Any, **kwargs: Any) -> Any:
-            db.statement_started()
-            try:
-                return super().execute(*args, **kwargs)
-            finally:
-                db.statement_ended()
+            return db._watched(lambda: super(WatchedCursor, self).execute(*args, **kwargs))
 
         def executemany(self, *args: Any, **kwargs: Any) -> Any:
-            db.statement_started()
-            try:
-                return super().executemany(*args, **kwargs)
-            finally:
-                db.statement_ended()
+            return db._watched(lambda: super(WatchedCursor, self).executemany(*args, **kwargs))
 
     return WatchedCursor

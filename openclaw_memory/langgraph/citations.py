@@ -27,9 +27,9 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from langchain_core.language_models import LanguageModelInput
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
+from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, RunnableLambda
 from langchain_core.runnables.config import var_child_runnable_config
 from langchain_core.tools import BaseTool
 from langgraph.constants import TAG_NOSTREAM
@@ -39,6 +39,7 @@ from openclaw_memory.langchain._common import CitationMode, citations_enabled
 from openclaw_memory.langchain.tools import MemoryGetTool, MemorySearchTool, MemoryWriteTool
 from openclaw_memory.langgraph._common import state_messages
 from openclaw_memory.langgraph._optional import AgentMiddleware, AgentState
+from openclaw_memory.langgraph.citation_stream import CitationFreeChatModel
 from openclaw_memory.langgraph.scope import current_context, resolve_chat_type
 
 if TYPE_CHECKING:
@@ -234,10 +235,11 @@ class CitationPolicy:
     def call_model(self, model: Runnable[LanguageModelInput, BaseMessage],
                    messages: Sequence[BaseMessage], *, chat_type: ChatType,
                    config: RunnableConfig | None = None) -> BaseMessage:
-        """Invoke a model inside your own graph node and apply the policy to its answer."""
+        """Invoke a model inside your own graph node and apply the policy to its answer
+        (a chat model, bound or not, has its tokens filtered as they stream)."""
         if self.shows(chat_type):
             return model.invoke(list(messages), config)
-        answer = model.invoke(list(messages), _hidden_tokens_config(config))
+        answer = _filtering(model).invoke(list(messages), _hidden_tokens_config(config))
         return self.clean_message(answer, chat_type)
 
     async def acall_model(self, model: Runnable[LanguageModelInput, BaseMessage],
@@ -245,7 +247,7 @@ class CitationPolicy:
                           config: RunnableConfig | None = None) -> BaseMessage:
         if self.shows(chat_type):
             return await model.ainvoke(list(messages), config)
-        answer = await model.ainvoke(list(messages), _hidden_tokens_config(config))
+        answer = await _filtering(model).ainvoke(list(messages), _hidden_tokens_config(config))
         return self.clean_message(answer, chat_type)
 
     def as_node(self) -> Runnable[Any, dict[str, Any]]:
@@ -279,6 +281,16 @@ def _clean_content(content: str | list[str | dict[Any, Any]]) -> str | list[str 
 def _tool_chat_type(request: ToolCallRequest) -> ChatType:
     runtime = request.runtime
     return resolve_chat_type(getattr(runtime, "config", None), getattr(runtime, "context", None))
+
+
+def _filtering(model: Runnable[LanguageModelInput, BaseMessage],
+               ) -> Runnable[LanguageModelInput, BaseMessage]:
+    """``model`` with its tokens filtered (a chat model, or one bound with tools)."""
+    if isinstance(model, BaseChatModel) and not isinstance(model, CitationFreeChatModel):
+        return CitationFreeChatModel.around(model, strip_citations)
+    if isinstance(model, RunnableBinding) and isinstance(model.bound, BaseChatModel):
+        return model.model_copy(update={"bound": _filtering(model.bound)})
+    return model
 
 
 def _hidden_tokens_config(config: RunnableConfig | None) -> RunnableConfig:
@@ -341,7 +353,7 @@ class CitationPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         if self.policy.shows(chat_type):
             return handler(request)
         with _tokens_hidden():
-            response = handler(request)
+            response = handler(self._filtered_model(request))
         return self._clean_response(response, chat_type)
 
     async def awrap_model_call(
@@ -353,8 +365,18 @@ class CitationPolicyMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         if self.policy.shows(chat_type):
             return await handler(request)
         with _tokens_hidden():
-            response = await handler(request)
+            response = await handler(self._filtered_model(request))
         return self._clean_response(response, chat_type)
+
+    @staticmethod
+    def _filtered_model(request: ModelRequest[Any]) -> ModelRequest[Any]:
+        """The request with its model's tokens filtered at the source: ``nostream`` keeps
+        them out of LangGraph's messages stream only, and ``astream_events`` or a handler on
+        the model would otherwise see every raw token."""
+        model = request.model
+        if not isinstance(model, BaseChatModel) or isinstance(model, CitationFreeChatModel):
+            return request
+        return request.override(model=CitationFreeChatModel.around(model, strip_citations))
 
     def _offered(self, request: ModelRequest[Any], chat_type: ChatType) -> ModelRequest[Any]:
         # The model is offered the memory tools as this chat allows them (no MEMORY.md in

@@ -192,6 +192,23 @@ async def test_astream_events_and_handlers_see_nothing_of_the_flush(
     _assert_traced_as_internal_child(tracer, server)
 
 
+@pytest.mark.parametrize("streaming", [False, True])
+def test_a_handler_attached_to_the_model_object_sees_nothing_of_the_flush(
+        server: FakeOpenAIServer, workspace: Path, streaming: bool) -> None:
+    brain = Brain(workspace / daily_note_path("UTC"))
+    server.route(CHAT_PATH, brain)
+    on_model = UserHandler()
+    model = _model(server, streaming=streaming, stream_usage=True, callbacks=[on_model])
+    with MemoryIndex.open(workspace, embedding={"provider": "none"}, timezone="UTC") as index:
+        agent = _readme_agent(index, model)
+        config = _config("m", "direct")
+        for text in [f"Remember that {STAGING}. Thanks.", *(FILLER.format(n=n) for n in range(12))]:
+            agent.invoke(_say(text), config)
+    _assert_flush_before_each_compaction(brain, minimum=2)
+    assert any("chat_model_start" in t for t in on_model.seen)  # it saw the user's turns
+    assert _leaks(on_model.seen) == []
+
+
 async def test_group_chat_tokens_carry_no_citation_because_the_model_never_had_one(
         server: FakeOpenAIServer, workspace: Path) -> None:
     daily = workspace / daily_note_path("UTC")

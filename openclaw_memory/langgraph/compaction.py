@@ -53,7 +53,7 @@ from openclaw_memory.langgraph._common import (
 )
 from openclaw_memory.langgraph.flush import DEFAULT_CONTEXT_WINDOW, RESERVE_TOKENS_FLOOR
 from openclaw_memory.langgraph.scope import current_context
-from openclaw_memory.langgraph.silent import arun_silently, run_silently
+from openclaw_memory.langgraph.silent import arun_silently, quiet, run_silently
 
 if TYPE_CHECKING:
     from openclaw_memory.langgraph.flush import MemoryFlush
@@ -123,7 +123,8 @@ class Compaction:
         flushed = self.flush.before_compaction(state, config, context) if self.flush else {}
         older, kept = split_for_compaction(messages, self.keep_messages)
         try:
-            reply = run_silently(self.model.invoke, self._request(older), "memory_compaction")
+            reply = run_silently(quiet(self.model).invoke, self._request(older),
+                                 "memory_compaction")
         except Exception as exc:  # keep the turn going; the next step tries again
             logger.warning("compaction failed, will retry: %s", exc, exc_info=True)
             return flushed
@@ -137,7 +138,7 @@ class Compaction:
         flushed = await self.flush.abefore_compaction(state, config, context) if self.flush else {}
         older, kept = split_for_compaction(messages, self.keep_messages)
         try:
-            reply = await arun_silently(self.model.ainvoke, self._request(older),
+            reply = await arun_silently(quiet(self.model).ainvoke, self._request(older),
                                         "memory_compaction")
         except Exception as exc:  # keep the turn going; the next step tries again
             logger.warning("compaction failed, will retry: %s", exc, exc_info=True)

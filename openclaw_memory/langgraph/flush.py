@@ -62,7 +62,7 @@ from openclaw_memory.langgraph._common import (
 from openclaw_memory.langgraph._optional import AgentMiddleware
 from openclaw_memory.langgraph.failures import FailureKind, classify_failure
 from openclaw_memory.langgraph.scope import current_context, resolve_chat_type
-from openclaw_memory.langgraph.silent import arun_silently, run_silently
+from openclaw_memory.langgraph.silent import arun_silently, quiet, run_silently
 from openclaw_memory.langgraph.state import MemoryAgentState
 from openclaw_memory.memory_base import ChatType, Memory
 
@@ -283,7 +283,7 @@ class MemoryFlush:
                  config: RunnableConfig) -> FlushReport:
         turn = self._turn(history)
         writes: list[Mapping[str, Any]] = []
-        model = self.model.bind_tools(tools)
+        model = quiet(self.model).bind_tools(tools)  # no handler of the user's sees it
         for rounds in range(1, self.max_tool_rounds + 2):
             try:
                 reply = model.invoke(turn, config)
@@ -299,7 +299,7 @@ class MemoryFlush:
                         config: RunnableConfig) -> FlushReport:
         turn = self._turn(history)
         writes: list[Mapping[str, Any]] = []
-        model = self.model.bind_tools(tools)
+        model = quiet(self.model).bind_tools(tools)  # no handler of the user's sees it
         for rounds in range(1, self.max_tool_rounds + 2):
             try:
                 reply = await model.ainvoke(turn, config)

@@ -19,17 +19,19 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
 from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager, CallbackManager
-from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langchain_core.language_models import BaseLanguageModel
+from langchain_core.runnables import RunnableBinding, RunnableConfig, RunnableLambda
 from langchain_core.runnables.config import var_child_runnable_config
 from langchain_core.tracers.langchain import LangChainTracer
 from langgraph.constants import TAG_NOSTREAM
 
-__all__ = ["INTERNAL_TAG", "arun_silently", "is_trace_handler", "run_silently"]
+__all__ = ["INTERNAL_TAG", "arun_silently", "is_trace_handler", "quiet", "run_silently"]
 
 INTERNAL_TAG = "openclaw_memory:internal"
 """Tag on every run this package makes on its own (flush turn, compaction summary)."""
 
 _T = TypeVar("_T")
+_M = TypeVar("_M")
 _V = TypeVar("_V")
 
 
@@ -37,6 +39,18 @@ def is_trace_handler(handler: BaseCallbackHandler) -> bool:
     """Handlers that record internal runs: tracers, never streams or UI handlers."""
     return isinstance(handler, LangChainTracer) or bool(
         getattr(handler, "openclaw_memory_traces_internal", False))
+
+
+def quiet(model: _M) -> _M:
+    """``model`` without the handlers attached to the model object itself (``ChatOpenAI(
+    callbacks=[h])``), tracers apart: a model's own callbacks join every call it makes, the
+    detached run's included, so internal work uses a copy without them."""
+    if isinstance(model, RunnableBinding):
+        return model.model_copy(update={"bound": quiet(model.bound)})  # type: ignore[return-value]
+    if not isinstance(model, BaseLanguageModel) or not model.callbacks:
+        return model
+    kept = _tracers_only(model.callbacks)
+    return model.model_copy(update={"callbacks": kept if kept.handlers else None})
 
 
 def run_silently(fn: Callable[[_V, RunnableConfig], _T], value: _V, run_name: str) -> _T:

@@ -70,6 +70,9 @@ class EmbeddingSettings(_Frozen):
     fallback: Literal["none", "local", "openai"] = Field(
         "none", description="Provider to switch to (with the reason recorded) if the primary fails."
     )
+    fallback_model: str | None = Field(
+        None, description="The fallback provider's model; None: that provider's default (it "
+        "never inherits `model`, which names the primary's).")
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint (e.g. a local server).")
     api_key: SecretStr | None = Field(None, description="API key; else OPENAI_API_KEY is read.")
     headers: dict[str, str] = Field(default_factory=dict, description="Extra HTTP headers.")

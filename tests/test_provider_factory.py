@@ -112,3 +112,34 @@ def test_activate_fallback_without_fallback_reraises():
     error = EmbeddingError("boom")
     with pytest.raises(EmbeddingError, match="boom"):
         activate_fallback(EmbeddingSettings(provider="local"), error)
+
+
+def test_the_fallback_never_inherits_the_primarys_model(tmp_path, monkeypatch):
+    # openai's model for a local fallback: it gets its own default, not a ConfigError.
+    choice = create_provider(EmbeddingSettings(provider="openai", model="text-embedding-3-small",
+                                               fallback="local"))
+    assert isinstance(choice.provider, MultilingualUSEProvider)
+    assert choice.provider.model == "use-multilingual-v3"
+    # the reverse: the local model's name is never sent to the OpenAI endpoint.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    choice = create_provider(EmbeddingSettings(
+        provider="local", model="use-multilingual-v3", fallback="openai",
+        local_model_path=tmp_path / "x"))
+    assert isinstance(choice.provider, OpenAIProvider)
+    assert choice.provider.model == "text-embedding-3-small"
+
+
+def test_fallback_model_names_the_fallbacks_own_model(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    choice = create_provider(EmbeddingSettings(
+        provider="local", fallback="openai", fallback_model="text-embedding-3-large",
+        local_model_path=tmp_path / "x"))
+    assert isinstance(choice.provider, OpenAIProvider)
+    assert choice.provider.model == "text-embedding-3-large"
+
+
+def test_auto_falls_back_to_local_with_its_own_model_when_openai_is_named():
+    choice = create_provider(EmbeddingSettings(base_url="https://embed.example.com/v1",
+                                               model="text-embedding-3-small"))
+    assert isinstance(choice.provider, MultilingualUSEProvider)
+    assert choice.fallback is not None and choice.fallback["from"] == "openai"

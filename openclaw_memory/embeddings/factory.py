@@ -102,8 +102,15 @@ def activate_fallback(
     target = settings.fallback
     if target == "none" or target == source:
         raise error
-    provider = build_provider(target, settings)
+    provider = build_provider(target, as_fallback(settings))
     return ProviderChoice(provider, settings.provider, fallback={"from": source, "reason": str(error)})
+
+
+def as_fallback(settings: EmbeddingSettings) -> EmbeddingSettings:
+    """The settings the fallback provider is built with: its own model (``fallback_model``,
+    else its default), never the primary's (``local`` was asked for
+    ``text-embedding-3-small``, and the OpenAI endpoint for ``use-multilingual-v3``)."""
+    return settings.model_copy(update={"model": settings.fallback_model})
 
 
 def _fallback_or_raise(
@@ -113,7 +120,7 @@ def _fallback_or_raise(
     if target == "none" or target == failed:
         raise error
     try:
-        provider = build_provider(target, settings)
+        provider = build_provider(target, as_fallback(settings))
     except ProviderUnavailableError as second:
         raise ProviderUnavailableError(
             f"{error}; fallback {target!r} is unavailable too: {second}"
@@ -125,8 +132,10 @@ def _choose_auto(settings: EmbeddingSettings) -> ProviderChoice:
     candidates = _auto_candidates(settings)
     reasons: list[str] = []
     for name in candidates:
+        own = settings if name == candidates[0] or _names_a_model_of(name, settings) else (
+            as_fallback(settings))
         try:
-            provider = build_provider(name, settings)
+            provider = build_provider(name, own)
         except ProviderUnavailableError as exc:
             reasons.append(str(exc))
             continue
@@ -144,6 +153,14 @@ def _auto_candidates(settings: EmbeddingSettings) -> list[str]:
     if settings.fallback != "none" and settings.fallback not in names:
         names.append(settings.fallback)
     return names
+
+
+def _names_a_model_of(name: str, settings: EmbeddingSettings) -> bool:
+    """Whether ``settings.model`` is one of provider ``name``'s models."""
+    model = settings.model
+    if model is None:
+        return True
+    return model in LOCAL_MODELS if name == "local" else model.startswith(_OPENAI_MODEL_PREFIX)
 
 
 def openai_configured(settings: EmbeddingSettings) -> bool:

@@ -459,3 +459,15 @@ def test_local_model_ranks_by_meaning_end_to_end(ws: Path, tmp_path: Path) -> No
         assert store.similarity_search("which datacenter region?", k=1)[0].id == "deploy"
     finally:
         store.close()
+
+
+def test_a_store_on_a_workspace_folder_that_does_not_exist_yet_creates_it(tmp_path: Path) -> None:
+    folder = tmp_path / "kb" / "notes"
+    store = OpenClawMemoryVectorStore(workspace=folder, index_path=tmp_path / "i.sqlite",
+                                      embedding={"provider": "none"})
+    try:
+        [doc_id] = store.add_texts(["The ferry to Lisbon leaves at nine."])
+        assert store.get_by_ids([doc_id])[0].page_content.startswith("The ferry")
+        assert folder.is_dir() and (folder.stat().st_mode & 0o777) == 0o700
+    finally:
+        store.close()

@@ -19,6 +19,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, Self
 
 import numpy as np
@@ -94,6 +95,10 @@ class OpenClawMemoryVectorStore(VectorStore):
         self._embedding = embedding
         self._owns_index = index is None
         if index is None:
+            if workspace is not None:
+                # The store's folder is its storage (as a vector database's persist
+                # directory): created on first use, private to the owner.
+                Path(workspace).expanduser().mkdir(mode=0o700, parents=True, exist_ok=True)
             embedder = None if embedding is None else LangChainEmbeddingsProvider(
                 embedding, model=embedding_model)
             index = MemoryIndex.open(workspace, index_path=index_path, settings=settings,

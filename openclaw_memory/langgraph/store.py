@@ -19,8 +19,18 @@ Semantics, compared with LangGraph's ``InMemoryStore`` (tested side by side):
   the relevance gates apply: an off-topic query returns nothing, where ``InMemoryStore``
   returns every item with a low cosine. Items stored with ``index=False`` are never found by a
   query (``InMemoryStore`` appends them, unscored, when results run short).
-* TTLs are not supported (``supports_ttl`` is False), as in ``InMemoryStore`` without a TTL
-  config.
+* TTLs (``put(..., ttl=minutes)``, ``TTLConfig``'s ``default_ttl``, ``refresh_on_read`` and
+  ``sweep_interval_minutes``): an item's expiry is written in its file's header; an expired
+  item is never returned, listed or found (``omit_expired`` is always on: the file is the
+  truth), reads refresh it when asked, and :meth:`sweep_ttl` (run every
+  ``sweep_interval_minutes`` by :meth:`start_ttl_sweeper`) deletes the files of expired items,
+  as ``delete`` does. A LangGraph server skips its own sweeper for a custom store, so the
+  deployed ``generate_store`` starts this one.
+* Any namespace and key a LangGraph store takes is stored and found: ``put`` refuses what
+  LangGraph refuses (``InvalidNamespaceError``, answered 4xx by its server), and
+  ``batch([PutOp(...)])``, which does not check, may write an empty namespace or label, dots,
+  ``..``: each label maps to one folder by :mod:`openclaw_memory.files.namespaces` (long ones
+  digest-tagged, the empty one ``%~``), the empty namespace to ``memory/%~root``.
 
 Reads and searches of one batch see the store as it was before the batch's writes (as
 ``InMemoryStore``), writes are applied in order with the last write to a key winning, and the
@@ -31,11 +41,12 @@ they never block the event loop; one lock serialises batches, so concurrent call
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import threading
-from collections.abc import Iterable, Iterator, Sequence
-from datetime import UTC, datetime
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from langgraph.store.base import (
@@ -50,6 +61,7 @@ from langgraph.store.base import (
     Result,
     SearchItem,
     SearchOp,
+    TTLConfig,
 )
 
 from openclaw_memory.errors import ContentError, OpenClawMemoryError
@@ -60,8 +72,8 @@ from openclaw_memory.langgraph.store_items import (
     decode_item,
     encode_item,
     folder_of,
+    index_of,
     item_path,
-    namespace_of,
 )
 from openclaw_memory.memory_base import Memory
 from openclaw_memory.search.filters import Predicate, compile_filter
@@ -82,20 +94,24 @@ class OpenClawMemoryStore(BaseStore):
     embedding provider.
     """
 
-    supports_ttl = False
+    supports_ttl = True
 
     def __init__(self, memory: Memory, *, index: IndexConfig | None = None,
-                 owns_index: bool = False) -> None:
+                 owns_index: bool = False, ttl: TTLConfig | None = None,
+                 clock: Callable[[], datetime] | None = None) -> None:
         self.memory = memory
         self.space = memory.documents()
         self.index_config = index
+        self.ttl_config = ttl
         self._fields = list(index.get("fields") or ["$"]) if index else None
         self._lock = threading.RLock()
         self._owns_index = owns_index
+        self._now = clock or (lambda: datetime.now(UTC))
+        self._sweeper: asyncio.Task[None] | None = None
 
     @classmethod
     def open(cls, workspace: str | os.PathLike[str], *, index: IndexConfig | None = None,
-             index_path: str | os.PathLike[str] | None = None,
+             index_path: str | os.PathLike[str] | None = None, ttl: TTLConfig | None = None,
              **settings: Any) -> OpenClawMemoryStore:
         """Open a workspace's index and wrap it (closed by :meth:`close`)."""
         embedder = None
@@ -109,9 +125,10 @@ class OpenClawMemoryStore(BaseStore):
                 raise TypeError("index['embed'] must be a LangChain Embeddings instance here")
             embedder = LangChainEmbeddingsProvider(embed)  # dims are learnt from the vectors
         memory = MemoryIndex.open(workspace, index_path=index_path, embedder=embedder, **settings)
-        return cls(memory, index=index, owns_index=True)
+        return cls(memory, index=index, owns_index=True, ttl=ttl)
 
     def close(self) -> None:
+        self.stop_ttl_sweeper()
         if self._owns_index:
             self.memory.close()
 
@@ -149,12 +166,65 @@ class OpenClawMemoryStore(BaseStore):
         # The engine is synchronous (SQLite, file I/O); a worker thread keeps the loop free.
         return await asyncio.to_thread(self.batch, list(ops))
 
+    # -- TTL -----------------------------------------------------------------------------------
+    def sweep_ttl(self) -> int:
+        """Delete the files of expired items; how many were deleted."""
+        with self._lock:
+            now = self._now()
+            expired = [path for _parts, path in self._item_paths(())
+                       if (stored := self._read_own(path)) is not None and stored.expired(now)]
+            for path in expired:
+                self.space.remove(path)
+            if expired:
+                self.space.settle("expired store items swept")
+            return len(expired)
+
+    async def start_ttl_sweeper(self, sweep_interval_minutes: float | None = None) -> None:
+        """Sweep every ``sweep_interval_minutes`` (default: the TTL config's, else 5) until
+        :meth:`stop_ttl_sweeper` or cancellation; run it as a task."""
+        config = self.ttl_config or {}
+        minutes = sweep_interval_minutes or config.get("sweep_interval_minutes") or 5
+        self._sweeper = asyncio.current_task()
+        try:
+            while True:
+                await asyncio.to_thread(self.sweep_ttl)
+                await asyncio.sleep(float(minutes) * 60)
+        except asyncio.CancelledError:
+            return
+
+    def stop_ttl_sweeper(self) -> None:
+        if self._sweeper is not None and not self._sweeper.done():
+            self._sweeper.cancel()
+        self._sweeper = None
+
+    def _refreshed(self, stored: StoredItem, path: str, refresh: bool | None) -> StoredItem:
+        """``stored`` with its expiry moved on by a read that asks for it."""
+        if not refresh or stored.ttl is None or stored.expires_at is None:
+            return stored
+        now = self._now()
+        moved = now + timedelta(minutes=stored.ttl)
+        # A read moves the expiry only when that is worth rewriting the file for: by a
+        # second, or a hundredth of the TTL (minutes * 60 s / 100).
+        if (moved - stored.expires_at).total_seconds() < max(1.0, stored.ttl * 0.6):
+            return stored
+        fresh = dataclasses.replace(stored, expires_at=moved)
+        data = self.space.read(path)
+        if data is not None:
+            self.space.write(path, encode_item(fresh, index_of(data), self._fields))
+        return fresh
+
     # -- operations --------------------------------------------------------------------------
     def _get(self, op: GetOp) -> Item | None:
-        stored = self._read(item_path(op.namespace, op.key))
+        try:
+            path = item_path(op.namespace, op.key)
+        except (OpenClawMemoryError, ValueError, UnicodeError):
+            return None
+        stored = self._read_own(path)
         if stored is None or stored.key != op.key or stored.namespace != tuple(op.namespace):
             return None
-        return stored.as_item()
+        if stored.expired(self._now()):
+            return None
+        return self._refreshed(stored, path, op.refresh_ttl).as_item()
 
     def _put(self, op: PutOp) -> None:
         for label in (*op.namespace, op.key):
@@ -163,10 +233,12 @@ class OpenClawMemoryStore(BaseStore):
         if op.value is None:
             self.space.remove(rel_path)
             return
-        now = datetime.now(UTC)
+        now = self._now()
         previous = self._read(rel_path)
         created = previous.created_at if previous is not None and previous.key == op.key else now
-        item = StoredItem(tuple(op.namespace), op.key, dict(op.value), created, now)
+        ttl = float(op.ttl) if op.ttl is not None else None
+        item = StoredItem(tuple(op.namespace), op.key, dict(op.value), created, now, ttl,
+                          None if ttl is None else now + timedelta(minutes=ttl))
         index = op.index if op.index is False or op.index is None else list(op.index)
         data = encode_item(item, index, self._fields)
         limit = self.memory.settings.sync.max_file_bytes
@@ -178,11 +250,18 @@ class OpenClawMemoryStore(BaseStore):
     def _search(self, op: SearchOp) -> list[SearchItem]:
         keep = compile_filter(op.filter)
         if op.query:
-            return self._query(op, keep)
-        items = [item for item in self._items_below(op.namespace_prefix)
-                 if keep is None or keep(item.value)]
-        items.sort(key=lambda item: (item.updated_at, item.namespace, item.key), reverse=True)
-        return [_search_item(item, None) for item in items[op.offset: op.offset + op.limit]]
+            found = self._query(op, keep)
+        else:
+            items = [item for item in self._items_below(op.namespace_prefix)
+                     if keep is None or keep(item.value)]
+            items.sort(key=lambda item: (item.updated_at, item.namespace, item.key), reverse=True)
+            found = [_search_item(item, None) for item in items[op.offset: op.offset + op.limit]]
+        if op.refresh_ttl:
+            for hit in found:
+                stored = self._read_own(item_path(hit.namespace, hit.key))
+                if stored is not None:
+                    self._refreshed(stored, item_path(hit.namespace, hit.key), True)
+        return found
 
     def _query(self, op: SearchOp, keep: Predicate | None) -> list[SearchItem]:
         prefix = folder_of(op.namespace_prefix) + "/"
@@ -196,7 +275,8 @@ class OpenClawMemoryStore(BaseStore):
                 if hit.path in ranked:
                     continue
                 stored = self._read_own(hit.path)
-                if stored is None or (keep is not None and not keep(stored.value)):
+                if stored is None or stored.expired(self._now()) or (
+                        keep is not None and not keep(stored.value)):
                     continue
                 ranked[hit.path] = _search_item(stored, hit.score)
             if len(ranked) >= wanted or len(response.results) < fetch or fetch >= _MAX_FETCH:
@@ -243,17 +323,30 @@ class OpenClawMemoryStore(BaseStore):
                 yield parts, path
 
     def _items_below(self, prefix: Sequence[str]) -> Iterator[StoredItem]:
-        for _parts, path in self._item_paths(prefix):
+        try:
+            start = list(prefix)
+            folder_of(start)
+        except (OpenClawMemoryError, ValueError, UnicodeError):
+            return
+        now = self._now()
+        for _parts, path in self._item_paths(start):
             stored = self._read_own(path)
-            if stored is not None:
+            if stored is not None and not stored.expired(now):
                 yield stored
 
     def _namespaces(self) -> Iterator[tuple[str, ...]]:
-        seen: set[tuple[str, ...]] = set()
-        for parts, path in self._item_paths(()):
-            if parts not in seen and self._read_own(path) is not None:
-                seen.add(parts)
-                yield namespace_of(parts)
+        # From the items' own headers (checked against their folder): a long label's folder
+        # name is digest-tagged and does not decode back.
+        seen: set[str] = set()
+        now = self._now()
+        for _parts, path in self._item_paths(()):
+            folder = path.rsplit("/", 1)[0]
+            if folder in seen:
+                continue
+            stored = self._read_own(path)
+            if stored is not None and not stored.expired(now):
+                seen.add(folder)
+                yield stored.namespace
 
 
 def _search_item(item: StoredItem, score: float | None) -> SearchItem:

@@ -34,8 +34,18 @@ from openclaw_memory.errors import ContentError
 from openclaw_memory.files.namespaces import ROOT, folder_of, namespace_of
 from openclaw_memory.langchain._docfile import check_json, file_name, read_header
 
-__all__ = ["ROOT", "StoredItem", "check_label", "decode_item", "encode_item", "folder_of", "indexed_text",
-           "item_path", "namespace_of"]
+__all__ = [
+    "ROOT",
+    "StoredItem",
+    "check_label",
+    "decode_item",
+    "encode_item",
+    "folder_of",
+    "index_of",
+    "indexed_text",
+    "item_path",
+    "namespace_of",
+]
 
 _OPEN = "---\n"
 
@@ -47,6 +57,12 @@ class StoredItem:
     value: dict[str, Any]
     created_at: datetime
     updated_at: datetime
+    #: TTL in minutes (LangGraph's unit) and when the item expires; None: never.
+    ttl: float | None = None
+    expires_at: datetime | None = None
+
+    def expired(self, now: datetime) -> bool:
+        return self.expires_at is not None and self.expires_at <= now
 
     def as_item(self) -> Item:
         return Item(value=self.value, key=self.key, namespace=self.namespace,
@@ -64,8 +80,14 @@ def check_label(label: object) -> None:
         raise ContentError(f"{label!r} holds invalid text (lone surrogates)") from None
 
 
+#: The folder of items in the empty namespace (a LangGraph ``batch()`` accepts it); ``memory/``
+#: itself holds daily logs, and a plain label never encodes to a name starting with ``%~``.
+ROOT_ITEMS = f"{ROOT}/%~root"
+
+
 def item_path(namespace: Sequence[str], key: str) -> str:
-    return f"{folder_of(namespace)}/{file_name(key)}"
+    folder = folder_of(namespace) if namespace else ROOT_ITEMS
+    return f"{folder}/{file_name(key)}"
 
 
 def indexed_text(value: Mapping[str, Any], fields: Sequence[str] | None) -> str:
@@ -100,10 +122,13 @@ def encode_item(item: StoredItem, index: Sequence[str] | bool | None,
     if not isinstance(item.value, dict):
         raise ContentError(f"a store value is a dict, got {type(item.value).__name__}")
     check_json(item.value, "the value")
-    header = {"store": {"namespace": list(item.namespace), "key": item.key, "value": item.value,
-                        "created_at": item.created_at.isoformat(),
-                        "updated_at": item.updated_at.isoformat(),
-                        "index": index if index is not None else None}}
+    meta: dict[str, Any] = {"namespace": list(item.namespace), "key": item.key,
+                            "value": item.value, "created_at": item.created_at.isoformat(),
+                            "updated_at": item.updated_at.isoformat(),
+                            "index": index if index is not None else None}
+    if item.expires_at is not None:  # only items with a TTL carry these (files stay as before)
+        meta.update(ttl=item.ttl, expires_at=item.expires_at.isoformat())
+    header = {"store": meta}
     text = f"{_OPEN}{json.dumps(header, ensure_ascii=False)}\n---\n"
     if index is not False:
         body = indexed_text(item.value, list(index) if isinstance(index, Sequence)
@@ -124,8 +149,22 @@ def decode_item(data: bytes) -> StoredItem | None:
     if not isinstance(store, dict):
         return None
     try:
+        expires = store.get("expires_at")
+        ttl = store.get("ttl")
         return StoredItem(tuple(store["namespace"]), str(store["key"]), dict(store["value"]),
                           datetime.fromisoformat(store["created_at"]),
-                          datetime.fromisoformat(store["updated_at"]))
+                          datetime.fromisoformat(store["updated_at"]),
+                          float(ttl) if ttl is not None else None,
+                          datetime.fromisoformat(expires) if expires is not None else None)
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def index_of(data: bytes) -> list[str] | bool | None:
+    """The ``index`` argument an item file was written with (kept when it is rewritten)."""
+    found = read_header(data)
+    store = found[0].get("store") if found is not None else None
+    index = store.get("index") if isinstance(store, dict) else None
+    if index is None or isinstance(index, bool):
+        return index
+    return [str(f) for f in index] if isinstance(index, list) else None

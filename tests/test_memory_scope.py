@@ -16,6 +16,7 @@ from fake_chat import ScriptedChatModel, ai, call
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.store.base import PutOp, SearchOp
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.files.notes import today
@@ -113,8 +114,46 @@ def test_a_run_that_does_not_say_who_gets_no_memory_at_all(index: MemoryIndex) -
     result = search.invoke({"name": "memory_search", "args": {"query": "wifi"}, "id": "1",
                             "type": "tool_call"}, {"configurable": {}})
     assert result.status == "error" and "does not say 'user_id'" in str(result.content)
-    with pytest.raises(ScopeError, match="not a safe name"):
-        scope.resolve({"configurable": {"user_id": "../alice"}})
+    # Any id is someone's own folder, never another's and never outside the area.
+    odd = scope.resolve({"configurable": {"user_id": "../alice"}})
+    assert odd.area == "memory/users/%2E.%2Falice"
+    with pytest.raises(ScopeError, match="NUL"):
+        scope.resolve({"configurable": {"user_id": "al\x00ice"}})
+
+
+@pytest.mark.parametrize("user_id", ["auth0|66b2f0", "alice smith", "user:42", "a.b@example.com",
+                                     "x" * 300, "用户42"])
+def test_any_user_id_gets_the_same_folder_as_the_store_namespace(index: MemoryIndex,
+                                                                  user_id: str) -> None:
+    from openclaw_memory.langgraph import OpenClawMemoryStore
+
+    scope = MemoryScope(index, namespace=("users", "{user_id}"))
+    tools = {t.name: t for t in memory_tools(scope)}
+    store = OpenClawMemoryStore(index)
+    # batch(): BaseStore.put refuses a dot in a label (an e-mail id); a batch writes it.
+    store.batch([PutOp(("users", user_id), "tea", {"content": "Drinks jasmine tea every morning."})])
+    config = {"configurable": {"user_id": user_id}}
+    found = tools["memory_search"].invoke({"name": "memory_search", "args": {"query": "jasmine tea"},
+                                           "id": "1", "type": "tool_call"}, config)
+    assert "jasmine" in str(found.content)
+    other = tools["memory_search"].invoke({"name": "memory_search", "args": {"query": "jasmine tea"},
+                                           "id": "2", "type": "tool_call"},
+                                          {"configurable": {"user_id": user_id + "2"}})
+    assert "jasmine" not in str(other.content)
+    [items] = store.batch([SearchOp(("users", user_id))])
+    assert [i.key for i in items] == ["tea"]
+
+
+def test_a_workspace_per_user_encodes_the_id_as_one_folder(tmp_path: Path) -> None:
+    scope = MemoryScope(workspace=str(tmp_path / "users" / "{user_id}"),
+                        settings={"embedding": {"provider": "none"}})
+    try:
+        for user_id in ("../../etc", "a/b", "auth0|1"):
+            scoped = scope.resolve({"configurable": {"user_id": user_id}})
+            root = scoped.index.settings.workspace
+            assert root.parent == (tmp_path / "users").absolute() and root.is_dir()
+    finally:
+        scope.close()
 
 
 def test_get_refuses_paths_outside_the_users_area(index: MemoryIndex, tmp_path: Path) -> None:

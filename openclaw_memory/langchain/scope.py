@@ -14,7 +14,9 @@ runtime ``context`` and ``config["configurable"]``:
   :meth:`MemoryScope.close`).
 
 A placeholder the run does not supply is an error, never a default: guessing whose memory a
-call is for is how one user reads another's notes. Values must be one safe path segment.
+call is for is how one user reads another's notes. Any id is accepted (``auth0|66b2f0``,
+``alice smith``, ``user:42``, ``../x``): each becomes one folder name by the same reversible
+encoding as the LangGraph store's namespace labels, which can never leave its folder.
 
 The chat type is per call too: the run's (``context.chat_type``, ``configurable.chat_type``,
 a ``session_key`` naming a group or channel), and the stricter of the run's and the tool's own
@@ -24,7 +26,6 @@ when both are given, so a tool built for a group never acts as a private chat.
 from __future__ import annotations
 
 import os
-import re
 import string
 import threading
 from collections.abc import Callable, Mapping
@@ -35,7 +36,7 @@ from typing import Any, Literal, cast, get_args
 from langchain_core.runnables import RunnableConfig
 
 from openclaw_memory.errors import ConfigError, OpenClawMemoryError
-from openclaw_memory.files.namespaces import folder_of
+from openclaw_memory.files.namespaces import encode_label, folder_of
 from openclaw_memory.files.notes import NoteText, WriteResult
 from openclaw_memory.index import MemoryIndex
 from openclaw_memory.memory_base import ChatType, Memory
@@ -45,7 +46,7 @@ __all__ = ["MemoryScope", "ScopeError", "ScopedMemory", "current_context", "reso
            "run_values", "stricter"]
 
 _CHAT_TYPES: frozenset[str] = frozenset(get_args(ChatType))
-_SAFE_VALUE = re.compile(r"^[A-Za-z0-9@+=,_~-][A-Za-z0-9@+=,._~-]{0,127}$")
+_MAX_VALUE = 1024
 _CURATED = frozenset({"MEMORY.md", "memory.md"})
 
 
@@ -197,11 +198,16 @@ class MemoryScope:
     def resolve(self, config: RunnableConfig | Mapping[str, Any] | None = None,
                 context: Any = None) -> ScopedMemory:
         values = run_values(config, context if context is not None else current_context())
-        filled = {name: _safe_value(name, values) for name in self.placeholders()}
+        filled = {name: _run_value(name, values) for name in self.placeholders()}
         if self.namespace is not None:
+            # Each part becomes one folder through the same encoding as the LangGraph store's
+            # namespaces: the memory tools and langmem's items meet in one folder per user.
             parts = tuple(part.format(**filled) for part in self.namespace)
             return ScopedMemory(self.index or _graph_store_index(), folder_of(parts))
-        root = Path(str(self.workspace).format(**filled)).expanduser().absolute()
+        # In a path template each value is one encoded segment: never a separator, a dot
+        # folder or ".."; two ids never share a workspace.
+        encoded = {name: encode_label(value) for name, value in filled.items()}
+        root = Path(str(self.workspace).format(**encoded)).expanduser().absolute()
         return ScopedMemory(self._open(root))
 
     def _open(self, root: Path) -> MemoryIndex:
@@ -238,14 +244,20 @@ def _graph_store_index() -> Memory:
     return memory
 
 
-def _safe_value(name: str, values: Mapping[str, Any]) -> str:
+def _run_value(name: str, values: Mapping[str, Any]) -> str:
+    """The run's value for ``name``: any text (``auth0|66b2f0``, ``alice smith``,
+    ``user:42``: ids are not ours to choose), mapped to a folder by the caller."""
     if name not in values or values[name] is None or values[name] == "":
         raise ScopeError(
             f"the run does not say {name!r} (config['configurable'][{name!r}] or the runtime "
             "context): refusing to guess whose memory this call is for")
     value = str(values[name])
-    if not _SAFE_VALUE.match(value) or value in {".", ".."}:
-        raise ScopeError(f"{name}={value!r} is not a safe name for a memory folder (letters, "
-                         "digits and -_.@+=,~ only, at most 128 characters)")
+    if "\x00" in value or len(value) > _MAX_VALUE:
+        raise ScopeError(f"{name} is not usable as an id (NUL bytes, or longer than "
+                         f"{_MAX_VALUE} characters)")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ScopeError(f"{name} holds invalid text (lone surrogates)") from None
     return value
 

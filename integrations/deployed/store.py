@@ -12,7 +12,7 @@ several machines); every other setting from ``OPENCLAW_MEMORY_*`` variables or t
 
 Items put with a TTL (``ttl`` in minutes, as LangGraph's API takes it) expire: the server
 skips its own TTL sweeper for a custom store, so this one runs the store's sweeper
-(``OPENCLAW_MEMORY_TTL_SWEEP_MINUTES``, default 5) while the server runs.
+(``OPENCLAW_TTL_SWEEP_MINUTES``, default 5) while the server runs.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ async def generate_store() -> AsyncIterator[OpenClawMemoryStore]:
                                         "/data/agent-memory")).expanduser()
         workspace.mkdir(parents=True, exist_ok=True)
         memory = open_memory(workspace)
-    sweep = float(os.environ.get("OPENCLAW_MEMORY_TTL_SWEEP_MINUTES", "5"))
+    sweep = float(os.environ.get("OPENCLAW_TTL_SWEEP_MINUTES", "5"))
     store = OpenClawMemoryStore(memory, owns_index=True,
                                 ttl={"refresh_on_read": True, "sweep_interval_minutes": sweep})
     sweeper = asyncio.create_task(store.start_ttl_sweeper())

@@ -117,3 +117,22 @@ def test_a_huge_file_in_a_store_folder_is_skipped_unread(tmp_path: Path,
             assert store.list_namespaces() == [("users", "alice")]
             assert [i.key for i in store.search(("users",))] == ["tea"]
     assert any("max_file_bytes" in r.getMessage() for r in caplog.records)
+
+
+def test_items_batched_with_an_empty_label_or_namespace_are_found_and_listed(
+        store: OpenClawMemoryStore) -> None:
+    from langgraph.store.base import GetOp, PutOp, SearchOp
+
+    store.batch([PutOp(("users", ""), "k", {"content": "The empty label keeps kestrel notes"}),
+                 PutOp((), "root", {"content": "The root namespace keeps heron notes"}),
+                 PutOp(("users", "x" * 300), "long", {"content": "A long label keeps owl notes"})])
+    got = store.batch([GetOp(("users", ""), "k"), GetOp((), "root"),
+                       GetOp(("users", "x" * 300), "long")])
+    assert [g.key if g else None for g in got] == ["k", "root", "long"]
+    [kestrel, heron, everything] = store.batch([
+        SearchOp(("users", ""), query="kestrel notes"), SearchOp((), query="heron notes"),
+        SearchOp(())])
+    assert [(i.namespace, i.key) for i in kestrel] == [(("users", ""), "k")]
+    assert [(i.namespace, i.key) for i in heron] == [((), "root")]
+    assert {i.key for i in everything} == {"k", "root", "long"}
+    assert sorted(store.list_namespaces()) == [(), ("users", ""), ("users", "x" * 300)]

@@ -22,6 +22,7 @@ from openclaw_memory.errors import (
     OpenClawMemoryError,
     StoreError,
 )
+from openclaw_memory.files.curation import EditResult, edit_lines
 from openclaw_memory.files.hints import empty_workspace_hint
 from openclaw_memory.files.notes import (
     NoteText,
@@ -452,8 +453,10 @@ class MemoryIndex(Memory):
         if path.strip().removeprefix("./").startswith("sessions/") and path.strip().endswith(".jsonl"):
             return cap_note(read_transcript_lines(self.workspace.sessions_dir, path, from_line,
                                                   lines), max_chars)
-        if chat_type != "direct" and self.workspace.resolve(path).kind == "memory_md":
-            raise OpenClawMemoryError("MEMORY.md is private and not available in group chats")
+        if chat_type != "direct" and self.workspace.resolve(path).kind in ("memory_md",
+                                                                             "history"):
+            raise OpenClawMemoryError("MEMORY.md and its history are private and not "
+                                      "available in group chats")
         return read_note(self.workspace, path, from_line, lines,
                          max_bytes=self.settings.sync.max_file_bytes, max_chars=max_chars)
 
@@ -482,6 +485,28 @@ class MemoryIndex(Memory):
                 return replace(result, warning=(
                     f"the note is saved in {result.path}, but the index could not be updated "
                     f"({exc}); it is searchable after the next sync that can write the index"))
+        return result
+
+    def edit(self, citation: str, expected: str, replacement: str | None, *,
+             reason: str | None = None, chat_type: ChatType = "direct",
+             now: datetime | None = None) -> EditResult:
+        """Replace (``replacement``) or remove (None) the lines ``citation`` names
+        (``MEMORY.md#L5-L6``) if they still hold ``expected``; else nothing is written and the
+        result shows what is there now. The old text goes to ``memory-history/``."""
+        if chat_type != "direct":
+            raise OpenClawMemoryError("curated memory is edited in direct chats only")
+        path, start, count = split_citation(citation)
+        if start is None:
+            raise OpenClawMemoryError(f"{citation!r} names no lines: give a citation such as "
+                                      "MEMORY.md#L5-L6, as memory_search returns it")
+        end = start + (count or 1) - 1
+        result = edit_lines(self.workspace, path, start, end, expected=expected,
+                            replacement=replacement, tz=self.settings.timezone, now=now,
+                            reason=reason)
+        if result.applied:
+            self.freshness.mark("edited through edit()")
+            with contextlib.suppress(StoreError):  # the file is the truth; the next sync
+                self.sync()                        # catches up if the index cannot be written
         return result
 
     def write_problem(self) -> str | None:

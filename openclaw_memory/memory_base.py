@@ -17,6 +17,8 @@ from typing import Any, Literal
 from openclaw_memory.config import MemorySettings
 from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.embeddings.factory import ProviderChoice
+from openclaw_memory.errors import OpenClawMemoryError
+from openclaw_memory.files.curation import EditResult
 from openclaw_memory.files.notes import NoteText, WriteResult
 from openclaw_memory.files.space import DocumentSpace
 from openclaw_memory.search.backend import SearchBackend
@@ -31,6 +33,7 @@ class Memory(ABC):
     settings: MemorySettings
     closed: bool
     last_sync: SyncReport | None
+    backend: str = "sqlite"
 
     @property
     @abstractmethod
@@ -59,6 +62,15 @@ class Memory(ABC):
     def write(self, content: str, *, target: Literal["daily", "memory"] = "daily",
               now: datetime | None = None, area: str | None = None) -> WriteResult:
         """Append a note to today's daily file (or ``MEMORY.md``) and index it."""
+
+    def edit(self, citation: str, expected: str, replacement: str | None, *,
+             reason: str | None = None, chat_type: ChatType = "direct",
+             now: datetime | None = None) -> EditResult:
+        """Replace (``replacement``) or remove (None) the lines a citation names in
+        ``MEMORY.md`` or an evergreen note, if they still hold ``expected``; the old text goes
+        to the history (:mod:`openclaw_memory.files.curation`)."""
+        raise OpenClawMemoryError(f"editing notes is not available on the {self.backend} "
+                                  "backend yet; write a correcting note instead")
 
     @abstractmethod
     def sync(self, *, full: bool = False) -> SyncReport:

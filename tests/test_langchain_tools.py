@@ -37,9 +37,13 @@ def call(tool: BaseTool, **args: Any) -> ToolMessage:
     return message
 
 
-def test_the_factory_returns_the_three_tools_and_can_leave_out_writing(index: MemoryIndex) -> None:
-    assert list(tools_by_name(index)) == ["memory_search", "memory_get", "memory_write"]
+def test_the_factory_returns_the_four_tools_and_can_leave_out_writing(index: MemoryIndex) -> None:
+    assert list(tools_by_name(index)) == ["memory_search", "memory_get", "memory_write",
+                                          "memory_edit"]
     assert list(tools_by_name(index, allow_write=False)) == ["memory_search", "memory_get"]
+    assert "memory_edit" not in tools_by_name(index, allow_edit=False)
+    assert "memory_edit" not in tools_by_name(index, write_target_restriction="daily")
+    assert "memory_edit" not in tools_by_name(index, chat_type="group")
 
 
 def test_search_answers_compact_json_in_the_spec_shape(index: MemoryIndex) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openclaw_memory.cli.completion import SHELLS, PrintCompletion
+from openclaw_memory.cli.curating import add_curation_parsers, cmd_edit, cmd_forget, cmd_history
 from openclaw_memory.cli.evaluate import add_eval_parser, run_eval
 from openclaw_memory.cli.progress import ProgressBar
 from openclaw_memory.cli.status import format_status
@@ -162,6 +163,7 @@ def _parser() -> argparse.ArgumentParser:
     st.add_argument("--json", action="store_true", help="print the status as JSON")
     add_eval_parser(sub)
     add_watch_parser(sub)
+    add_curation_parsers(sub)
     return p
 
 
@@ -413,6 +415,7 @@ def _cmd_export(memory: Memory, args: argparse.Namespace) -> None:
 
 
 _COMMANDS = {"index": _cmd_index, "search": _cmd_search, "get": _cmd_get, "write": _cmd_write,
+             "edit": cmd_edit, "forget": cmd_forget, "history": cmd_history,
              "status": _cmd_status, "watch": _cmd_watch, "publish": _cmd_publish,
              "export": _cmd_export}
 

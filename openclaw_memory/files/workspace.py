@@ -39,7 +39,10 @@ __all__ = [
     "path_components",
 ]
 
-PathKind = Literal["memory_md", "daily", "memory_other", "extra"]
+PathKind = Literal["memory_md", "daily", "memory_other", "extra", "history"]
+#: Where curation keeps what it replaced or removed (files/curation.py): read through the
+#: gate, never discovered for indexing.
+HISTORY_DIR = "memory-history"
 
 DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024
 IGNORED_DIR_NAMES = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".tox"})
@@ -356,6 +359,8 @@ def memory_kind(below: tuple[str, ...]) -> PathKind | None:
         return "memory_md"
     if len(below) >= 2 and below[0] == _MEMORY_DIR:
         return "daily" if is_daily("/".join(below)) else "memory_other"
+    if len(below) == 2 and below[0] == HISTORY_DIR:
+        return "history"
     return None
 
 

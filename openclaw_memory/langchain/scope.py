@@ -36,6 +36,7 @@ from typing import Any, Literal, cast, get_args
 from langchain_core.runnables import RunnableConfig
 
 from openclaw_memory.errors import ConfigError, OpenClawMemoryError
+from openclaw_memory.files.curation import EditResult
 from openclaw_memory.files.namespaces import encode_label, folder_of
 from openclaw_memory.files.notes import NoteText, WriteResult
 from openclaw_memory.index import MemoryIndex
@@ -156,6 +157,16 @@ class ScopedMemory:
 
     def write(self, content: str, *, target: Literal["daily", "memory"]) -> WriteResult:
         return self.index.write(content, target=target, area=self.area)
+
+    def edit(self, citation: str, expected: str, replacement: str | None, *,
+             reason: str | None, chat_type: ChatType) -> EditResult:
+        if self.area is not None:
+            rel = citation.split("#", 1)[0].strip().removeprefix("./")
+            if not rel.startswith(self.area + "/"):
+                raise OpenClawMemoryError(f"{rel} is not in this conversation's memory; edit a "
+                                          "path exactly as memory_search returned it")
+        return self.index.edit(citation, expected, replacement, reason=reason,
+                               chat_type=chat_type)
 
     def _visible(self, chat_type: ChatType) -> Callable[[str], bool] | None:
         area = self.area

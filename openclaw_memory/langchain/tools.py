@@ -39,6 +39,8 @@ from openclaw_memory.search.snippets import citation
 from openclaw_memory.types import SearchHit, SearchResponse
 
 __all__ = [
+    "MemoryEditInput",
+    "MemoryEditTool",
     "MemoryGetInput",
     "MemoryGetTool",
     "MemorySearchInput",
@@ -376,13 +378,61 @@ class MemoryWriteTool(_MemoryTool):
         return out
 
 
+# ---------------------------------------------------------------------- memory_edit
+
+
+class MemoryEditInput(BaseModel):
+    citation: str = Field(description="The lines to change, as memory_search or memory_get "
+                                      "cited them, e.g. 'MEMORY.md#L5-L6'.")
+    expected: str = Field(description="The exact text now on those lines (as memory_get showed "
+                                      "it); if the file changed, nothing is written and the "
+                                      "answer shows the current text.")
+    replacement: str | None = Field(None, description="The corrected text; omit (or leave "
+                                                      "empty) to remove the lines.")
+    reason: str | None = Field(None, description="Why, in a few words (kept in the history).")
+
+
+class MemoryEditTool(_MemoryTool):
+    name: str = "memory_edit"
+    description: str = (
+        "Correct or remove a fact in MEMORY.md or another undated memory note (never a daily "
+        "log: add a correcting note there instead). Read the lines first, then give their "
+        "citation, their exact current text and the replacement. The old text is kept in the "
+        "memory history. Use it when the user says a remembered fact changed or was wrong.")
+    args_schema: type[BaseModel] = MemoryEditInput
+
+    def _run(self, citation: str, expected: str, replacement: str | None = None,
+             reason: str | None = None,
+             config: RunnableConfig = _NO_CONFIG) -> tuple[str, dict[str, Any]]:
+        call = self._call(config)
+        if call.chat_type != "direct":
+            raise ToolException("memory_edit is not available in group or channel chats.")
+        with _as_tool_errors():
+            result = call.memory.edit(citation, expected, replacement or None, reason=reason,
+                                      chat_type=call.chat_type)
+        payload: dict[str, Any] = {"path": result.path, "applied": result.applied,
+                                   "action": result.action}
+        if result.applied:
+            payload["citation"] = result.citation
+            payload["history"] = result.history
+        else:
+            payload["current"] = result.current
+            if result.moved_to is not None:
+                start, end = result.moved_to
+                payload["expected_now_at"] = f"{result.path}#L{start}-L{end}"
+            payload["hint"] = ("the lines changed since they were read: read them again and "
+                               "retry with their current text")
+        return _compact(payload), payload
+
+
 # ---------------------------------------------------------------------- factory
 
 
 def memory_tools(memory: Memory | MemoryScope | ScopedMemory, *,
                  citations: CitationMode | None = None,
                  chat_type: ChatType = "direct", allow_write: bool = True,
-                 write_target_restriction: WriteTarget | None = None) -> list[BaseTool]:
+                 write_target_restriction: WriteTarget | None = None,
+                 allow_edit: bool = True) -> list[BaseTool]:
     """The memory tool set, with its citation and scope policy applied.
 
     ``memory``: an index (one workspace for every call), a :class:`MemoryScope` (each call
@@ -393,6 +443,8 @@ def memory_tools(memory: Memory | MemoryScope | ScopedMemory, *,
     uses the index's ``search.citations`` setting. In ``group``/``channel`` chats (given here
     or by the run) MEMORY.md is never returned or read. ``allow_write=False`` leaves out
     ``memory_write``; ``write_target_restriction="daily"`` lets it append to today's log only.
+    ``memory_edit`` (correct or remove curated lines) comes with writing, in direct chats, unless
+    ``allow_edit=False`` or writes are restricted to the daily log.
     """
     target = ("index" if isinstance(memory, Memory)
               else "scope" if isinstance(memory, MemoryScope) else "bound")
@@ -400,4 +452,6 @@ def memory_tools(memory: Memory | MemoryScope | ScopedMemory, *,
     tools: list[_MemoryTool] = [MemorySearchTool(**common), MemoryGetTool(**common)]
     if allow_write:
         tools.append(MemoryWriteTool(**common, write_target_restriction=write_target_restriction))
+        if allow_edit and write_target_restriction is None and chat_type == "direct":
+            tools.append(MemoryEditTool(**common))
     return [tool.scoped(chat_type) for tool in tools]

@@ -36,7 +36,12 @@ from langgraph.constants import TAG_NOSTREAM
 
 from openclaw_memory.index import ChatType
 from openclaw_memory.langchain._common import CitationMode, citations_enabled
-from openclaw_memory.langchain.tools import MemoryGetTool, MemorySearchTool, MemoryWriteTool
+from openclaw_memory.langchain.tools import (
+    MemoryEditTool,
+    MemoryGetTool,
+    MemorySearchTool,
+    MemoryWriteTool,
+)
 from openclaw_memory.langgraph._common import state_messages
 from openclaw_memory.langgraph._optional import AgentMiddleware, AgentState
 from openclaw_memory.langgraph.citation_stream import CitationFreeChatModel
@@ -56,8 +61,9 @@ __all__ = [
     "with_citation_policy",
 ]
 
-MEMORY_TOOL_NAMES: frozenset[str] = frozenset({"memory_search", "memory_get", "memory_write"})
-_MEMORY_TOOL_TYPES = (MemorySearchTool, MemoryGetTool, MemoryWriteTool)
+MEMORY_TOOL_NAMES: frozenset[str] = frozenset({"memory_search", "memory_get", "memory_write",
+                                               "memory_edit"})
+_MEMORY_TOOL_TYPES = (MemorySearchTool, MemoryGetTool, MemoryWriteTool, MemoryEditTool)
 _T = TypeVar("_T")
 _M = TypeVar("_M", bound=BaseMessage)
 
@@ -200,9 +206,11 @@ class CitationPolicy:
         return tool.scoped(scope, tool.citations or self.mode)
 
     def scope_tools(self, tools: Sequence[_T], chat_type: ChatType) -> list[_T]:
-        """``scope_tool`` over a list of tools (other kinds, e.g. dict schemas, unchanged)."""
+        """``scope_tool`` over a list of tools (other kinds, e.g. dict schemas, unchanged);
+        ``memory_edit`` is not offered at all outside direct chats."""
         return [self.scope_tool(t, chat_type) if isinstance(t, BaseTool) else t  # type: ignore[misc]
-                for t in tools]
+                for t in tools
+                if chat_type == "direct" or not isinstance(t, MemoryEditTool)]
 
     def wrap_tool_call(self, request: ToolCallRequest,
                        handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],

@@ -1,0 +1,218 @@
+"""Curating memory: replacing and removing lines of ``MEMORY.md`` and evergreen notes.
+
+The one write path for corrections, used by the tools, the Python API, the CLI and (next)
+consolidation alike:
+
+* **Optimistic concurrency.** The caller names the lines (``MEMORY.md#L5-L6``) and the text it
+  expects there. If the file changed meanwhile, nothing is written and the answer carries the
+  text now at those lines (and where the expected text moved, if it did), so a model can retry.
+* **Only curated files.** ``MEMORY.md`` / ``memory.md`` and evergreen files under ``memory/``
+  (no date in the name). Daily logs stay append-only: a correction is a new note there.
+* **Nothing is silently lost.** Every replaced or removed text goes, with the new text, the
+  time and the reason, to a dated history file ``memory-history/YYYY-MM-DD.md`` beside
+  ``memory/``: plain Markdown a person reads, that ``get`` reads back, and that is never indexed
+  (it is not a memory file), so a retired fact never outranks its correction.
+* **Atomic and private.** The file is replaced whole (temp file + rename) under the same lock
+  appenders take, keeping its mode (new files are owner-only).
+* **Dated.** A replacement line the caller did not date is stamped ``(as of YYYY-MM-DD)``,
+  the form the index reads back as the day a fact was learned.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import stat
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal
+
+from openclaw_memory.errors import OpenClawMemoryError
+from openclaw_memory.files.atomic import swap_in, write_all
+from openclaw_memory.files.notes import normalise_note, today
+from openclaw_memory.files.reading import decode_text, io_errors, split_lines
+from openclaw_memory.files.workspace import HISTORY_DIR, ResolvedPath, Workspace
+from openclaw_memory.indexing.chunking import editor_lines_text
+
+__all__ = ["AS_OF", "HISTORY_DIR", "CurationError", "EditResult", "edit_lines", "history_path",
+           "stamp_date"]
+
+#: ``(as of 2026-11-25)`` at the end of a line: when the fact on it was learned.
+AS_OF = re.compile(r"\(as of (\d{4}-\d{2}-\d{2})\)\s*$")
+_NEW_FILE_MODE = 0o600
+_MAX_REOPENS = 8
+
+EditAction = Literal["replaced", "removed", "conflict"]
+
+
+class CurationError(OpenClawMemoryError):
+    """An edit that cannot apply to that file (a daily log, a missing file, a bad range)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EditResult:
+    """What an edit did. ``applied`` false is a conflict: ``current`` holds the text now at
+    the lines asked for (and ``moved_to`` the lines where the expected text is now, if it is
+    still in the file), so the caller can retry with the right lines and text."""
+
+    path: str
+    start_line: int
+    end_line: int
+    action: EditAction
+    applied: bool
+    current: str | None = None
+    moved_to: tuple[int, int] | None = None
+    history: str | None = None
+
+    @property
+    def citation(self) -> str:
+        if self.end_line < self.start_line:
+            return f"{self.path}#L{self.start_line}"
+        if self.end_line == self.start_line:
+            return f"{self.path}#L{self.start_line}"
+        return f"{self.path}#L{self.start_line}-L{self.end_line}"
+
+
+def stamp_date(text: str, day: str) -> str:
+    """Each line of ``text`` that states something (not blank, not a heading) and carries no
+    date of its own, stamped ``(as of day)``."""
+    out = []
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#") and not AS_OF.search(line):
+            line = f"{line.rstrip()} (as of {day})"
+        out.append(line)
+    return "\n".join(out)
+
+
+def history_path(tz: str | None = None, now: datetime | None = None) -> str:
+    return f"{HISTORY_DIR}/{today(tz, now).isoformat()}.md"
+
+
+def edit_lines(ws: Workspace, path: str, start_line: int, end_line: int, *, expected: str,
+               replacement: str | None, tz: str | None = None, now: datetime | None = None,
+               reason: str | None = None, stamp: bool = True) -> EditResult:
+    """Replace lines ``start_line..end_line`` of a curated file by ``replacement`` (None:
+    remove them), if they hold ``expected`` (compared line by line, trailing spaces aside)."""
+    resolved = ws.resolve(path, purpose="write")
+    if resolved.kind not in ("memory_md", "memory_other"):
+        raise CurationError(f"{resolved.rel_path} is not a curated file: daily logs are "
+                            "append-only (write a correcting note today instead)")
+    if start_line < 1 or end_line < start_line:
+        raise CurationError(f"lines {start_line}-{end_line} are not a range of lines")
+    moment = now or datetime.now(UTC)
+    new_lines = _new_lines(replacement, today(tz, moment).isoformat() if stamp else None)
+    with io_errors("write", resolved.rel_path), _locked_existing(ws, resolved) as (fd, dir_fd):
+        data = _read_all(fd)
+        lines = split_lines(editor_lines_text(decode_text(data)))
+        wanted = [line.rstrip() for line in normalise_note(expected).split("\n")]
+        have = [line.rstrip() for line in lines[start_line - 1:end_line]]
+        if have != wanted:
+            return EditResult(resolved.rel_path, start_line, end_line, "conflict", False,
+                              current="\n".join(lines[start_line - 1:end_line]),
+                              moved_to=_find(lines, wanted))
+        updated = lines[:start_line - 1] + new_lines + lines[end_line:]
+        payload = ("\n".join(updated) + "\n").encode("utf-8") if updated else b""
+        mode = stat.S_IMODE(os.fstat(fd).st_mode)
+        swap_in(dir_fd, resolved.name, payload, mode=mode)
+    record = _record_history(ws, resolved.rel_path, start_line, end_line, have, new_lines,
+                             reason, tz, moment)
+    action: EditAction = "replaced" if new_lines else "removed"
+    last = start_line + len(new_lines) - 1 if new_lines else start_line - 1
+    return EditResult(resolved.rel_path, start_line, last, action, True, history=record)
+
+
+def _new_lines(replacement: str | None, day: str | None) -> list[str]:
+    if replacement is None:
+        return []
+    body = normalise_note(replacement)
+    return (stamp_date(body, day) if day else body).split("\n")
+
+
+def _find(lines: list[str], wanted: list[str]) -> tuple[int, int] | None:
+    size = len(wanted)
+    for index in range(len(lines) - size + 1):
+        if [line.rstrip() for line in lines[index:index + size]] == wanted:
+            return index + 1, index + size
+    return None
+
+
+def _read_all(fd: int) -> bytes:
+    chunks, offset = [], 0
+    while chunk := os.pread(fd, 1 << 20, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+class _Locked:
+    """The file's descriptor under the appenders' exclusive lock, and its folder's."""
+
+    def __init__(self, ws: Workspace, resolved: ResolvedPath) -> None:
+        self.ws, self.resolved = ws, resolved
+        self.fd = self.dir_fd = -1
+
+    def __enter__(self) -> tuple[int, int]:
+        self.dir_fd = self.ws.open_parent(self.resolved)
+        name = self.resolved.name
+        for _ in range(_MAX_REOPENS):
+            try:
+                self.fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC,
+                                  dir_fd=self.dir_fd)
+            except FileNotFoundError:
+                os.close(self.dir_fd)
+                raise CurationError(f"{self.resolved.rel_path} does not exist: nothing to "
+                                    "edit") from None
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+            # Another edit may have swapped a new file in while this one waited for the lock
+            # of the old: edit the file that is at the path now, or a change would be lost.
+            try:
+                now = os.stat(name, dir_fd=self.dir_fd, follow_symlinks=False)
+            except FileNotFoundError:
+                now = None
+            mine = os.fstat(self.fd)
+            if now is not None and (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino):
+                return self.fd, self.dir_fd
+            os.close(self.fd)
+        os.close(self.dir_fd)
+        raise CurationError(f"{self.resolved.rel_path} kept being replaced while editing it")
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self.fd)  # releases the lock: waiting appenders see the new file
+        os.close(self.dir_fd)
+
+
+def _locked_existing(ws: Workspace, resolved: ResolvedPath) -> _Locked:
+    return _Locked(ws, resolved)
+
+
+def _record_history(ws: Workspace, rel_path: str, start: int, end: int, old: list[str],
+                    new: list[str], reason: str | None, tz: str | None,
+                    moment: datetime) -> str:
+    """Append the edit to today's history file; the citation of the entry."""
+    target = ws.resolve(history_path(tz, moment), purpose="write")
+    stamp = moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    kind = "replaced" if new else "removed"
+    lines = f"#L{start}" if end == start else f"#L{start}-L{end}"
+    entry = [f"## {stamp}: {kind} {rel_path}{lines}"]
+    if reason:
+        entry.append(f"Reason: {' '.join(reason.split())}")
+    entry += ["", "Before:", *(f"> {line}" if line else ">" for line in old)]
+    if new:
+        entry += ["", "After:", *(f"> {line}" if line else ">" for line in new)]
+    with io_errors("write", target.rel_path):
+        fd = ws.open_file(target, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
+                          _NEW_FILE_MODE, create_parents=True)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            existing = _read_all(fd)
+            first = len(split_lines(decode_text(existing))) + (2 if existing else 1)
+            block = ("\n" if existing else "") + "\n".join(entry) + "\n"
+            if existing and not existing.endswith(b"\n"):
+                block = "\n" + block  # end the last line someone left open
+            write_all(fd, block.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    return f"{target.rel_path}#L{first}-L{first + len(entry) - 1}"

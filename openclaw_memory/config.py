@@ -209,6 +209,11 @@ class SearchSettings(_Frozen):
                                "vector side answers alone (and the response says so).")
     citations: Literal["auto", "on", "off"] = Field(
         "auto", description="auto: cite in direct chats, not in group/channel chats.")
+    newer_first: bool = Field(
+        True, description="Of two hits about one subject that say different things (most "
+        "content words shared, not the same text) and carry dates (a daily log's, or an "
+        "'(as of YYYY-MM-DD)' stamp), the newer ranks first and the older is marked "
+        "superseded_by it; only returned hits are reordered.")
     get_max_chars: int = Field(
         16_000, ge=100, le=10_000_000, description="The most text one get / memory_get returns "
         "(whole lines while they fit); past it the answer is marked truncated and says which "

@@ -22,16 +22,18 @@ from openclaw_memory.errors import (
     OpenClawMemoryError,
     StoreError,
 )
-from openclaw_memory.files.curation import EditResult, edit_lines
+from openclaw_memory.files.curation import EditResult, edit_lines, stamp_date
 from openclaw_memory.files.hints import empty_workspace_hint
 from openclaw_memory.files.notes import (
     NoteText,
     WriteResult,
     append_daily,
     append_note,
+    normalise_note,
     read_note,
     read_transcript_lines,
     split_citation,
+    today,
     write_memory_md,
 )
 from openclaw_memory.files.reading import cap_note
@@ -470,6 +472,9 @@ class MemoryIndex(Memory):
         then the ones in that folder.
         """
         limit = self.settings.sync.max_file_bytes
+        if target == "memory":  # a curated fact carries the day it was learned
+            content = stamp_date(normalise_note(content),
+                                 today(self.settings.timezone, now).isoformat())
         if area is not None and target == "memory":
             result = append_note(self.workspace, f"{area}/MEMORY.md", content, max_file_bytes=limit)
         elif target == "memory":

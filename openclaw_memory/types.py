@@ -105,6 +105,11 @@ class SearchHit:
     citation: str | None
     chunk_id: str
     explanation: HitExplanation
+    #: the day the hit's fact was learned (a daily log's date, or the "(as of ...)" stamp on
+    #: its lines), ISO; None when the notes do not say
+    as_of: str | None = None
+    #: the citation of a newer hit about the same subject that says something else
+    superseded_by: str | None = None
 
     def as_dict(self, *, explain: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -117,6 +122,10 @@ class SearchHit:
         }
         if self.citation is not None:
             out["citation"] = self.citation
+        if self.as_of is not None:
+            out["as_of"] = self.as_of
+        if self.superseded_by is not None:
+            out["superseded_by"] = self.superseded_by
         if explain:
             out["explain"] = self.explanation.as_dict()
         return out

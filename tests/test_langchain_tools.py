@@ -54,8 +54,9 @@ def test_search_answers_compact_json_in_the_spec_shape(index: MemoryIndex) -> No
     assert set(data) == {"results", "provider", "model", "mode", "citations"}
     assert (data["provider"], data["mode"], data["citations"]) == ("none", "keyword-only", "auto")
     top = data["results"][0]
-    assert set(top) == {"path", "start_line", "end_line", "score", "snippet", "source", "citation"}
-    assert top["path"] == "memory/2026-01-10.md"
+    assert set(top) == {"path", "start_line", "end_line", "score", "snippet", "source", "citation",
+                        "as_of"}
+    assert top["path"] == "memory/2026-01-10.md" and top["as_of"] == "2026-01-10"
     assert top["snippet"].endswith(f"\n\nSource: {top['citation']}")
     # The artifact has the same result plus the score explanation, as a plain dict.
     assert message.artifact["results"][0]["explain"]["text_score"] is not None

@@ -102,8 +102,9 @@ def test_response_shape_and_citations_in_direct_chat(hybrid: MemoryIndex) -> Non
     assert set(data) >= {"results", "provider", "model", "mode", "citations", "vector_path"}
     assert data["provider"] == "local" and data["mode"] == "hybrid"
     first = data["results"][0]
-    assert set(first) == {"path", "start_line", "end_line", "score", "snippet", "source",
-                          "citation"}
+    assert set(first) - {"as_of"} == {"path", "start_line", "end_line", "score", "snippet",
+                                      "source", "citation"}
+    assert first.get("as_of") in (None, first["path"][-13:-3])  # a daily file's date
     assert first["citation"] == f"{first['path']}#L{first['start_line']}-L{first['end_line']}"
     assert first["snippet"].endswith("Source: " + first["citation"])
     json.dumps(data)

@@ -74,16 +74,21 @@ class EditResult:
         return f"{self.path}#L{self.start_line}-L{self.end_line}"
 
 
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\S")
+
+
 def stamp_date(text: str, day: str) -> str:
-    """Each line of ``text`` that states something (not blank, not a heading) and carries no
-    date of its own, stamped ``(as of day)``."""
-    out = []
-    for line in text.split("\n"):
-        stripped = line.strip()
-        if stripped and not stripped.startswith("#") and not AS_OF.search(line):
-            line = f"{line.rstrip()} (as of {day})"
-        out.append(line)
-    return "\n".join(out)
+    """``text`` dated ``(as of day)``: each list item that carries no date of its own, or,
+    in a note without list items, its last line (one fact per item, one per paragraph)."""
+    lines = text.split("\n")
+    items = [i for i, line in enumerate(lines) if _LIST_ITEM.match(line)]
+    if not items:
+        items = [i for i, line in enumerate(lines)
+                 if line.strip() and not line.lstrip().startswith("#")][-1:]
+    for i in items:
+        if not AS_OF.search(lines[i]):
+            lines[i] = f"{lines[i].rstrip()} (as of {day})"
+    return "\n".join(lines)
 
 
 def history_path(tz: str | None = None, now: datetime | None = None) -> str:

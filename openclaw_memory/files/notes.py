@@ -290,14 +290,23 @@ def plan_append(existing: bytes, body: str, rel_path: str,
     return block, WriteResult(rel_path, start, start + len(note_lines) - 1, True, "appended")
 
 
+_DATE_STAMP = re.compile(r"\s*\(as of \d{4}-\d{2}-\d{2}\)\s*$")
+
+
+def _undated(line: str) -> str:
+    """A line without its ``(as of ...)`` stamp: the same fact learned again another day is
+    the same note."""
+    return _DATE_STAMP.sub("", line).rstrip()
+
+
 def _find_block(lines: list[str], note: list[str]) -> int | None:
     """1-based line where ``note`` appears as a whole block (blank lines or edges around it)."""
     size = len(note)
-    wanted = [line.rstrip() for line in note]
+    wanted = [_undated(line) for line in note]
     for index in range(len(lines) - size + 1):
-        if lines[index].rstrip() != wanted[0]:
+        if _undated(lines[index]) != wanted[0]:
             continue  # cheap first-line filter keeps this linear for typical notes
-        if [line.rstrip() for line in lines[index : index + size]] != wanted:
+        if [_undated(line) for line in lines[index : index + size]] != wanted:
             continue
         before_ok = index == 0 or not lines[index - 1].strip()
         after = index + size

@@ -276,6 +276,11 @@ def _items(call: _Call, hits: Sequence[SearchHit], explain: bool) -> list[dict[s
         if cite:  # line numbers are citations too: not handed out where they are hidden
             item.update(start_line=hit.start_line, end_line=hit.end_line,
                         citation=citation_of(hit))
+        if hit.as_of is not None:  # the model weighs a fact by when it was learned
+            item["as_of"] = hit.as_of
+        if hit.superseded_by is not None:
+            # Where citations are hidden, only the fact that a newer note exists is said.
+            item["superseded"] = hit.superseded_by if cite else True
         if explain:
             item["explain"] = hit.explanation.as_dict()
         results.append(item)

@@ -27,6 +27,7 @@ from openclaw_memory.errors import (
     OpenClawMemoryError,
     WorkspaceError,
 )
+from openclaw_memory.files.curation import stamp_date
 from openclaw_memory.files.docpaths import document_path
 from openclaw_memory.files.notes import (
     NoteText,
@@ -36,6 +37,7 @@ from openclaw_memory.files.notes import (
     note_text,
     plan_append,
     split_citation,
+    today,
 )
 from openclaw_memory.files.workspace import Workspace
 from openclaw_memory.freshness.activity import (
@@ -366,7 +368,8 @@ class PostgresMemory(Memory):
         """Append a note to today's daily document (or ``MEMORY.md``), indexed in the same
         transaction: searchable by every replica once this returns."""
         body = normalise_note(content)
-        if target == "memory":
+        if target == "memory":  # a curated fact carries the day it was learned
+            body = stamp_date(body, today(self.settings.timezone, now).isoformat())
             path = f"{area}/MEMORY.md" if area is not None else self._curated_path()
         else:
             path = daily_note_path(self.settings.timezone, now, area or "memory")

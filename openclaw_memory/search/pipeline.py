@@ -26,6 +26,7 @@ from openclaw_memory.search.keywords import candidate_query, keyword_candidates
 from openclaw_memory.search.querylimits import bound_query
 from openclaw_memory.search.querylines import best_line_cosines, blend, query_lines
 from openclaw_memory.search.ranking import Candidate, decay_multiplier, evidence, fuse, mmr_order
+from openclaw_memory.search.recency import newer_first
 from openclaw_memory.search.request import SearchRequest
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.search.translation import QueryTranslation, present, translate_query
@@ -370,6 +371,8 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     kept_keys = {c.key for c in passing} | rescued
     kept = [c for c in fused if c.key in kept_keys]
     hits = build_hits(kept, scores, rows, request, settings, rescued)
+    if settings.newer_first:
+        hits = newer_first(hits, request.query)
     best = scores[fused[0].key] if fused else None
     if not hits and not any(n.startswith("nothing relevant") for n in notes):
         notes.append(

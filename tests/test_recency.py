@@ -1,0 +1,89 @@
+"""Every hit says when its fact was learned (``as_of``: a daily log's date, or the
+``(as of ...)`` stamp the library writes on curated lines), and of two hits that say different
+things about one subject the newer ranks first and the older is marked superseded."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openclaw_memory import MemoryIndex
+from openclaw_memory.files.curation import stamp_date
+from openclaw_memory.langchain import memory_tools
+from openclaw_memory.search.recency import newer_first
+from openclaw_memory.types import HitExplanation, SearchHit
+
+OPTS: dict[str, Any] = {"embedding": {"provider": "none"}, "timezone": "UTC"}
+
+
+def _hit(path: str, text: str, score: float) -> SearchHit:
+    return SearchHit(path, 1, 1, score, f"{text}\n\nSource: {path}#L1", "memory", f"{path}#L1",
+                     "id-" + path, HitExplanation(None, None, None, None, score))
+
+
+def test_the_newer_of_two_hits_about_one_subject_ranks_first_and_the_older_is_marked() -> None:
+    old = _hit("MEMORY.md", "- The kestrel release ships on 12 March with version 2.1. "
+                            "(as of 2026-01-10)", 0.9)
+    new = _hit("memory/2026-02-20.md", "- The kestrel release ships on 30 April with version "
+                                      "2.2.", 0.6)
+    other = _hit("memory/2026-02-21.md", "- Lunch with the design team about the new logo.", 0.5)
+    ranked = newer_first([old, other, new], "When does the kestrel release ship?")
+    assert [h.path for h in ranked] == ["memory/2026-02-20.md", "MEMORY.md",
+                                        "memory/2026-02-21.md"]
+    assert ranked[0].as_of == "2026-02-20" and ranked[1].as_of == "2026-01-10"
+    assert ranked[1].superseded_by == "memory/2026-02-20.md#L1"
+    assert ranked[0].superseded_by is None and ranked[2].superseded_by is None
+
+
+def test_restatements_undated_hits_and_other_subjects_keep_their_order() -> None:
+    same = _hit("memory/2026-02-20.md", "- Kestrel ships on 12 March.", 0.9)
+    again = _hit("memory/2026-02-25.md", "- Kestrel ships on 12 March.", 0.8)  # same words
+    undated = _hit("memory/notes.md", "- Kestrel ships on 30 April.", 0.7)
+    ranked = newer_first([same, again, undated], "When does kestrel ship?")
+    assert [h.path for h in ranked] == [same.path, again.path, undated.path]
+    assert all(h.superseded_by is None for h in ranked) and ranked[2].as_of is None
+
+
+def test_stamps_date_list_items_or_a_notes_last_line() -> None:
+    assert stamp_date("- a\n- b (as of 2025-01-01)", "2026-11-25") == (
+        "- a (as of 2026-11-25)\n- b (as of 2025-01-01)")
+    assert stamp_date("# Title\nfirst line\nsecond line", "2026-11-25") == (
+        "# Title\nfirst line\nsecond line (as of 2026-11-25)")
+
+
+@pytest.fixture()
+def memory(tmp_path: Path) -> Any:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite", **OPTS) as opened:
+        yield opened
+
+
+def test_curated_notes_are_dated_and_hits_the_tool_and_explain_show_it(memory: MemoryIndex,
+                                                                       ) -> None:
+    day = datetime(2026, 1, 10, 9, tzinfo=UTC)
+    memory.write("- The kestrel release ships on 12 March with version 2.1.", target="memory",
+                 now=day)
+    memory.write("- The kestrel release ships on 30 April with version 2.2.",
+                 now=datetime(2026, 2, 20, 9, tzinfo=UTC))
+    text = memory.get("MEMORY.md").text
+    assert "(as of 2026-01-10)" in text
+    # The same fact written again another day is a duplicate, whatever its date.
+    again = memory.write("- The kestrel release ships on 12 March with version 2.1.",
+                         target="memory", now=datetime(2026, 1, 12, tzinfo=UTC))
+    assert again.reason == "duplicate"
+    hits = memory.search("When does the kestrel release ship?").results
+    assert hits[0].path == "memory/2026-02-20.md" and hits[0].as_of == "2026-02-20"
+    assert hits[1].path == "MEMORY.md" and hits[1].superseded_by
+    data = hits[1].as_dict(explain=True)
+    assert data["as_of"] == "2026-01-10" and data["superseded_by"] == hits[0].citation
+    tool = memory_tools(memory)[0]
+    out = json.loads(tool.invoke({"type": "tool_call", "id": "c", "name": "memory_search",
+                                  "args": {"query": "When does the kestrel release ship?"}}
+                                 ).content)
+    assert out["results"][0]["as_of"] == "2026-02-20"
+    assert out["results"][1]["superseded"] == hits[0].citation

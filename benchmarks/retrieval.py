@@ -92,6 +92,8 @@ CONFIGS: tuple[Config, ...] = (
     Config("no-strength", {"search": {"strength_weight": 0.0}},
            "the default without keyword strength"),
     Config("no-dates", {"search": {"date_weight": 0.0}}, "the default without dates"),
+    Config("no-newer-first", {"search": {"newer_first": False}},
+           "the default, hits in score order only (before dated facts ranked newer first)"),
     Config("no-query-lines", {"search": {"query_lines_weight": 0.0}},
            "the default, a question of several lines compared as a whole only"),
     Config("whole-chunks", {"search": {"citation_lines": 0}},

@@ -131,7 +131,7 @@ def test_agent_loop_cites_the_exact_line_it_read(index: MemoryIndex, workspace: 
     model = MemoryAgentModel()
     app = agent_graph(model, index)
     final = app.invoke({"messages": [HumanMessage("zero-amount invoices crash")]})["messages"][-1]
-    assert model.bound == ["memory_search", "memory_get", "memory_write"]
+    assert model.bound == ["memory_search", "memory_get", "memory_write", "memory_edit"]
     assert final.content == ("Ticket BILL-482: zero-amount invoices crash the PDF job. "
                              "(source: memory/2026-01-10.md#L4)")
     line_4 = workspace.joinpath("memory/2026-01-10.md").read_text(encoding="utf-8").split("\n")[3]

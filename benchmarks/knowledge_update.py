@@ -1,0 +1,261 @@
+"""Knowledge updates: does search put the current value of a changed fact first?
+
+    python benchmarks/knowledge_update.py                  # default settings, local model
+    python benchmarks/knowledge_update.py --configs default,no-newer-first,keyword-only
+
+A workspace generated from templates, in English and Chinese: people and projects whose facts
+(home, employer, manager, car, diet; a project's deadline, version, database) change one to
+three times. The first value is a curated fact in ``MEMORY.md`` (dated as the library writes
+it, ``(as of ...)``, or undated as a person writes it: every other subject); each change is a
+line of a dated daily log, worded by one of several templates ("moved to", "now lives in",
+"relocated to"...), among distractor lines about other people and unrelated days; some values
+are restated later in other words; some facts never change. Questions ask the current value
+("Where does Ada Park live now?"), the history ("Where did Ada Park live before Berlin?") and
+unchanged facts. Reported per configuration:
+
+* current-value recall@1 and @6 (a hit's cited lines hold the current value);
+* stale above current: among current-value questions whose six hits hold both the current
+  value and an earlier one, the share where an earlier one ranks higher;
+* history recall@6 (the value before the current one is among the six hits);
+* unchanged-fact recall@1.
+
+Everything is generated (seeded), so the set is the same on every machine; nothing is read from
+the development sets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _common import machine_report  # noqa: E402
+
+from openclaw_memory import MemoryIndex  # noqa: E402
+
+START = date(2025, 1, 6)
+
+EN_NAMES = ["Ada Park", "Bruno Silva", "Chloe Martin", "Dev Patel", "Elena Rossi", "Farid Khan",
+            "Grace Liu", "Hugo Weber", "Iris Novak", "Jonas Berg", "Kira Sato", "Leo Dubois",
+            "Maya Cohen", "Nils Olsen", "Omar Haddad", "Paula Costa", "Quinn Murphy",
+            "Rosa Alvarez", "Sven Larsen", "Tara Singh"]
+ZH_NAMES = ["王芳", "李强", "张伟", "刘洋", "陈静", "杨磊", "赵敏", "黄涛", "周婷", "吴昊",
+            "孙丽", "马超", "朱琳", "胡军", "郭雪"]
+EN_PROJECTS = ["Kestrel", "Heron", "Osprey", "Falcon", "Condor", "Merlin", "Puffin", "Gannet"]
+ZH_PROJECTS = ["北极星", "长江", "青松", "白鹭", "黄河", "泰山"]
+
+EN = {
+    "home": (["Paris", "Berlin", "Lisbon", "Oslo", "Madrid", "Vienna", "Dublin", "Prague"],
+             "{s} lives in {v}.", ["{s} moved to {v}.", "{s} now lives in {v}.",
+                                   "{s} relocated to {v} this month."],
+             "Where does {s} live now?", "Where did {s} live before {v}?",
+             "{s}'s home is in {v}."),
+    "employer": (["Acme", "Globex", "Initech", "Umbrella", "Hooli", "Vandelay", "Stark", "Wayne"],
+                 "{s} works at {v}.", ["{s} started a new job at {v}.",
+                                       "{s} joined {v}.", "{s} now works at {v}."],
+                 "Where does {s} work now?", "Where did {s} work before {v}?",
+                 "{s} is employed by {v}."),
+    "car": (["a Toyota", "a Tesla", "a Volvo", "a Renault", "a Honda", "a Skoda"],
+            "{s} drives {v}.", ["{s} bought {v}.", "{s} switched to {v}.",
+                                "{s} now drives {v}."],
+            "What car does {s} drive now?", "What car did {s} drive before {v}?",
+            "{s}'s car is {v}."),
+    "diet": (["vegetarian", "vegan", "pescatarian", "gluten-free", "keto"],
+             "{s} is {v}.", ["{s} became {v}.", "{s} went {v} recently.",
+                             "{s} is now {v}."],
+             "What diet does {s} follow now?", "What diet did {s} follow before {v}?",
+             "{s} eats {v}."),
+}
+EN_PROJECT = {
+    "deadline": (["12 March", "30 April", "15 May", "1 June", "20 July", "9 September"],
+                 "The {s} release is due on {v}.", ["The {s} deadline moved to {v}.",
+                                                   "{s} now ships on {v}."],
+                 "When is the {s} release due now?", "When was {s} due before {v}?",
+                 "{s} is scheduled for {v}."),
+    "database": (["PostgreSQL", "MySQL", "SQLite", "MongoDB", "Cassandra"],
+                 "{s} stores its data in {v}.", ["The team moved {s} to {v}.",
+                                                "{s} switched its database to {v}."],
+                 "Which database does {s} use now?", "Which database did {s} use before {v}?",
+                 "{s} runs on {v}."),
+}
+ZH = {
+    "home": (["北京", "上海", "广州", "深圳", "杭州", "成都", "南京", "西安"],
+             "{s}住在{v}。", ["{s}搬到了{v}。", "{s}现在住在{v}。", "{s}这个月搬去了{v}。"],
+             "{s}现在住在哪里？", "{s}搬到{v}之前住在哪里？", "{s}的家在{v}。"),
+    "employer": (["华为", "腾讯", "阿里巴巴", "百度", "京东", "小米"],
+                 "{s}在{v}工作。", ["{s}跳槽去了{v}。", "{s}加入了{v}。", "{s}现在在{v}上班。"],
+                 "{s}现在在哪里工作？", "{s}去{v}之前在哪里工作？", "{s}的公司是{v}。"),
+    "diet": (["素食", "纯素", "无麸质饮食", "低碳水饮食"],
+             "{s}吃{v}。", ["{s}改吃{v}了。", "{s}最近开始{v}。", "{s}现在吃{v}。"],
+             "{s}现在吃什么饮食？", "{s}改吃{v}之前吃什么？", "{s}坚持{v}。"),
+}
+ZH_PROJECT = {
+    "deadline": (["三月十二日", "四月三十日", "五月十五日", "六月一日", "七月二十日"],
+                 "{s}项目的截止日期是{v}。", ["{s}项目的截止日期改到了{v}。", "{s}项目推迟到{v}交付。"],
+                 "{s}项目现在什么时候截止？", "{s}项目改到{v}之前的截止日期是什么？",
+                 "{s}项目定在{v}完成。"),
+}
+DISTRACTORS_EN = ["Had lunch with the design team.", "The printer on floor 3 is broken again.",
+                  "Reviewed the quarterly budget.", "Booked a dentist appointment.",
+                  "Read an article about birds.", "The weather was rainy all day."]
+DISTRACTORS_ZH = ["和设计团队一起吃了午饭。", "三楼的打印机又坏了。", "看了季度预算。",
+                  "预约了牙医。", "读了一篇关于鸟类的文章。", "今天一整天都在下雨。"]
+
+
+@dataclass
+class Fact:
+    subject: str
+    values: list[str]
+    first: str
+    changes: list[str]
+    current_q: str
+    history_q: str
+    restate: str
+    dates: list[date] = field(default_factory=list)
+
+
+@dataclass
+class Question:
+    text: str
+    kind: str  # current | history | unchanged
+    answer: str
+    stale: list[str]
+
+
+def _facts(rng: random.Random) -> list[Fact]:
+    facts = []
+    people = [(n, EN) for n in EN_NAMES] + [(n, ZH) for n in ZH_NAMES]
+    projects = [(n, EN_PROJECT) for n in EN_PROJECTS] + [(n, ZH_PROJECT) for n in ZH_PROJECTS]
+    for subject, table in people + projects:
+        for values, first, changes, current_q, history_q, restate in table.values():
+            picked = rng.sample(values, k=min(len(values), rng.choice([1, 2, 2, 3, 4])))
+            facts.append(Fact(subject, picked, first, changes, current_q, history_q, restate))
+    return facts
+
+
+def build(root: Path, seed: int = 7) -> list[Question]:
+    """Write the workspace under ``root``; the questions about it."""
+    rng = random.Random(seed)
+    facts = _facts(rng)
+    days: dict[date, list[str]] = {}
+    curated: list[str] = []
+    for n, fact in enumerate(facts):
+        first = fact.first.format(s=fact.subject, v=fact.values[0])
+        fact.dates = [START + timedelta(days=rng.randint(0, 30))]
+        curated.append(f"- {first}" + (f" (as of {fact.dates[0].isoformat()})" if n % 2 else ""))
+        for value in fact.values[1:]:
+            day = fact.dates[-1] + timedelta(days=rng.randint(10, 60))
+            fact.dates.append(day)
+            days.setdefault(day, []).append(
+                "- " + rng.choice(fact.changes).format(s=fact.subject, v=value))
+        if len(fact.values) > 1 and rng.random() < 0.4:  # the current value restated later
+            day = fact.dates[-1] + timedelta(days=rng.randint(3, 30))
+            days.setdefault(day, []).append(
+                "- " + fact.restate.format(s=fact.subject, v=fact.values[-1]))
+    (root / "memory").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("# Facts\n\n" + "\n".join(curated) + "\n", encoding="utf-8")
+    for day, lines in days.items():
+        pool = DISTRACTORS_ZH if any("\u4e00" <= ch <= "\u9fff" for ch in "".join(lines)) else (
+            DISTRACTORS_EN)
+        body = lines + rng.sample(pool, k=3)
+        rng.shuffle(body)
+        body = [line if line.startswith("- ") else f"- {line}" for line in body]
+        (root / "memory" / f"{day.isoformat()}.md").write_text("\n".join(body) + "\n",
+                                                              encoding="utf-8")
+    questions = []
+    for fact in facts:
+        current, earlier = fact.values[-1], fact.values[:-1]
+        if earlier:
+            questions.append(Question(fact.current_q.format(s=fact.subject), "current", current,
+                                      earlier))
+            questions.append(Question(fact.history_q.format(s=fact.subject, v=current),
+                                      "history", earlier[-1], []))
+        else:
+            questions.append(Question(fact.current_q.format(s=fact.subject), "unchanged",
+                                      current, []))
+    return questions
+
+
+CONFIGS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "no-newer-first": {"search": {"newer_first": False}},
+    "keyword-only": {"embedding": {"provider": "none"}},
+}
+
+
+def _rank_of(hits: list[Any], value: str) -> int | None:
+    for rank, hit in enumerate(hits, 1):
+        if value in hit.snippet:
+            return rank
+    return None
+
+
+def evaluate(ws: Path, index: Path, questions: list[Question],
+             overrides: dict[str, Any]) -> dict[str, float]:
+    current1 = current6 = stale_pairs = stale_above = history6 = unchanged1 = 0
+    n_current = n_history = n_unchanged = 0
+    times = []
+    with MemoryIndex.open(ws, index_path=index, **overrides) as memory:
+        memory.sync()
+        for q in questions:
+            started = time.perf_counter()
+            hits = list(memory.search(q.text).results)
+            times.append((time.perf_counter() - started) * 1000)
+            rank = _rank_of(hits, q.answer)
+            if q.kind == "current":
+                n_current += 1
+                current1 += rank == 1
+                current6 += rank is not None
+                stale = [r for v in q.stale if (r := _rank_of(hits, v)) is not None]
+                if rank is not None and stale:
+                    stale_pairs += 1
+                    stale_above += min(stale) < rank
+            elif q.kind == "history":
+                n_history += 1
+                history6 += rank is not None
+            else:
+                n_unchanged += 1
+                unchanged1 += rank == 1
+    pct = lambda a, b: 100.0 * a / b if b else float("nan")  # noqa: E731
+    return {"current@1": pct(current1, n_current), "current@6": pct(current6, n_current),
+            "stale_above_current": pct(stale_above, stale_pairs),
+            "history@6": pct(history6, n_history), "unchanged@1": pct(unchanged1, n_unchanged),
+            "questions": float(len(questions)), "p50_ms": statistics.median(times)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--configs", default="default,no-newer-first,keyword-only")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    print(machine_report())
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Path(tmp) / "ws"
+        questions = build(ws, args.seed)
+        kinds = {k: sum(q.kind == k for q in questions) for k in ("current", "history",
+                                                                  "unchanged")}
+        print(f"knowledge-update set: {len(questions)} questions ({kinds}), "
+              f"{len(list((ws / 'memory').glob('*.md')))} daily logs")
+        print(f"{'config':16} {'current@1':>9} {'current@6':>9} {'stale>cur':>9} "
+              f"{'history@6':>9} {'unchanged@1':>11} {'p50 ms':>7}")
+        for name in args.configs.split(","):
+            figures = evaluate(ws, Path(tmp) / f"{name}.sqlite", questions, CONFIGS[name])
+            print(f"{name:16} {figures['current@1']:9.1f} {figures['current@6']:9.1f} "
+                  f"{figures['stale_above_current']:9.1f} {figures['history@6']:9.1f} "
+                  f"{figures['unchanged@1']:11.1f} {figures['p50_ms']:7.1f}")
+    print(machine_report())
+
+
+if __name__ == "__main__":
+    main()

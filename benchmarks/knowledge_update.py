@@ -49,10 +49,12 @@ START = date(2025, 1, 6)
 EN_NAMES = ["Ada Park", "Bruno Silva", "Chloe Martin", "Dev Patel", "Elena Rossi", "Farid Khan",
             "Grace Liu", "Hugo Weber", "Iris Novak", "Jonas Berg", "Kira Sato", "Leo Dubois",
             "Maya Cohen", "Nils Olsen", "Omar Haddad", "Paula Costa", "Quinn Murphy",
-            "Rosa Alvarez", "Sven Larsen", "Tara Singh"]
+            "Rosa Alvarez", "Sven Larsen", "Tara Singh", "Uma Reddy", "Victor Hugo Lima",
+            "Wen Zhao", "Xavier Ruiz", "Yara Nasser", "Zoe Fischer"]
 ZH_NAMES = ["王芳", "李强", "张伟", "刘洋", "陈静", "杨磊", "赵敏", "黄涛", "周婷", "吴昊",
-            "孙丽", "马超", "朱琳", "胡军", "郭雪"]
-EN_PROJECTS = ["Kestrel", "Heron", "Osprey", "Falcon", "Condor", "Merlin", "Puffin", "Gannet"]
+            "孙丽", "马超", "朱琳", "胡军", "郭雪", "何静", "高飞", "林峰", "罗佳"]
+EN_PROJECTS = ["Kestrel", "Heron", "Osprey", "Falcon", "Condor", "Merlin", "Puffin", "Gannet",
+               "Plover", "Avocet"]
 ZH_PROJECTS = ["北极星", "长江", "青松", "白鹭", "黄河", "泰山"]
 
 EN = {

@@ -33,6 +33,7 @@ __all__ = [
     "SessionSettings",
     "StoreSettings",
     "SyncSettings",
+    "WriteSettings",
 ]
 
 ProviderName = Literal["auto", "local", "openai", "none"]
@@ -329,6 +330,16 @@ class SyncSettings(_Frozen):
         0, ge=0, description="Background sync every N minutes while the index is open (0: off).")
 
 
+class WriteSettings(_Frozen):
+    """How notes are written."""
+
+    restatement_similarity: float | None = Field(
+        0.75, ge=0.0, le=1.0, description="A note whose meaning is this close to a line already "
+        "in memory (cosine of the query embedder), with the same names and numbers, is not "
+        "written again: the answer cites that line (None: only word-for-word duplicates are "
+        "skipped; keyword-only memory skips those only).")
+
+
 class SessionSettings(_Frozen):
     """Session transcripts as a source: where they are, whose they are, when to re-index."""
 
@@ -370,6 +381,7 @@ class MemorySettings(_Frozen):
     store: StoreSettings = Field(default_factory=StoreSettings)
     sync: SyncSettings = Field(default_factory=SyncSettings)
     sessions: SessionSettings = Field(default_factory=SessionSettings)
+    write: WriteSettings = Field(default_factory=WriteSettings)
 
     @field_validator("workspace", mode="after")
     @classmethod

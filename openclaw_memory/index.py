@@ -54,6 +54,7 @@ from openclaw_memory.indexing.sync import (
 from openclaw_memory.memory_base import ChatType, Memory
 from openclaw_memory.search.pipeline import SearchOutcome, SearchRequest, run_search
 from openclaw_memory.search.response import CitationMode, build_response
+from openclaw_memory.search.restatements import find_restatement
 from openclaw_memory.settings_sources import SettingsOrigin, load_settings, set_fields
 from openclaw_memory.store import Store
 from openclaw_memory.store.claims import claim_index_file, embedding_key
@@ -475,6 +476,11 @@ class MemoryIndex(Memory):
         if target == "memory":  # a curated fact carries the day it was learned
             content = stamp_date(normalise_note(content),
                                  today(self.settings.timezone, now).isoformat())
+        threshold = self.settings.write.restatement_similarity
+        found = None if threshold is None else find_restatement(
+            self, content, threshold=threshold, path_prefix=None if area is None else area + "/")
+        if found is not None:  # said already, in other words: cite it instead of a copy
+            return WriteResult(found.path, found.line, found.line, False, "duplicate")
         if area is not None and target == "memory":
             result = append_note(self.workspace, f"{area}/MEMORY.md", content, max_file_bytes=limit)
         elif target == "memory":

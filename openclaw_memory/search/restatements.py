@@ -1,0 +1,81 @@
+"""A note that says what memory already says, in other words.
+
+``memory_write`` skips a note already present word for word (``files/notes.py``); this finds
+one present in other words: the note is searched, each cited line of the best hits compared
+with it by meaning (the query embedder), and a line at least ``threshold`` alike whose names
+and numbers the note shares is a restatement. A changed fact is not one: "lives in Paris"
+against "moved to Berlin" differ in a name, and "ships on 12 March" against "ships on 30
+April" in a number, whatever their cosine.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from openclaw_memory.memory_base import Memory
+
+__all__ = ["Restatement", "find_restatement"]
+
+_STAMP = re.compile(r"\s*\(as of \d{4}-\d{2}-\d{2}\)\s*$")
+_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+_CANDIDATES = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Restatement:
+    path: str
+    line: int
+    text: str
+    similarity: float
+
+
+def _bare(line: str) -> str:
+    return _MARKER.sub("", _STAMP.sub("", line)).strip()
+
+
+def _pinned(text: str) -> set[str]:
+    """The tokens a restatement must keep: numbers, and names (capitalised past the first
+    word of a sentence)."""
+    tokens = _TOKEN.findall(text)
+    out = set()
+    for n, token in enumerate(tokens):
+        if any(ch.isdigit() for ch in token) or (n > 0 and token[:1].isupper()):
+            out.add(token.lower())
+    return out
+
+
+def find_restatement(memory: Memory, note: str, *, threshold: float,
+                     path_prefix: str | None = None) -> Restatement | None:
+    """The line of memory that ``note`` restates, if any (needs an embedding provider)."""
+    provider = memory.provider
+    bare = _bare(note)
+    if provider is None or not bare or "\n" in bare.strip():
+        return None  # a multi-line note is a document, not one fact to compare
+    response = memory.search(bare, max_results=_CANDIDATES, path_prefix=path_prefix)
+    lines: list[tuple[str, int, str]] = []
+    for hit in response.results:
+        cited = hit.snippet.split("\n\nSource: ", 1)[0].split("\n")
+        lines += [(hit.path, hit.start_line + k, text) for k, text in enumerate(cited)
+                  if _bare(text)]
+    if not lines:
+        return None
+    try:
+        vectors = np.asarray(provider.embed_documents([bare, *(_bare(t) for _p, _n, t in lines)]),
+                             dtype=np.float32)
+    except Exception:  # no restatement check during an outage: the exact check still runs
+        return None
+    pinned = _pinned(bare)
+    best: Restatement | None = None
+    for (path, number, text), vector in zip(lines, vectors[1:], strict=True):
+        similarity = float(vector @ vectors[0])
+        words = {t.lower() for t in _TOKEN.findall(text)}
+        if similarity >= threshold and pinned <= words and (
+                best is None or similarity > best.similarity):
+            best = Restatement(path, number, text, similarity)
+    return best

@@ -1,0 +1,47 @@
+"""``memory_write`` does not pile up: a note that says what memory already says, in other
+words, is answered with the line that says it (real local model); a changed fact, a new name
+or number, is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openclaw_memory import MemoryIndex
+
+OPTS: dict[str, Any] = {"timezone": "UTC"}
+
+
+@pytest.fixture()
+def memory(tmp_path: Path) -> Any:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("# Facts\n\n- Ada Park now lives in Madrid.\n"
+                                  "- The Kestrel release is scheduled for 30 April.\n")
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite", **OPTS) as opened:
+        opened.sync()
+        yield opened
+
+
+def test_a_restatement_is_answered_with_the_line_that_says_it(memory: MemoryIndex) -> None:
+    result = memory.write("Ada Park's home is in Madrid.")
+    assert result.reason == "duplicate" and not result.appended
+    assert (result.path, result.start_line) == ("MEMORY.md", 3)
+
+
+@pytest.mark.parametrize("note", ["Ada Park moved to Berlin.", "Kestrel now ships on 12 May.",
+                                  "Bruno Silva lives in Madrid."])
+def test_a_changed_fact_or_another_subject_is_written(memory: MemoryIndex, note: str) -> None:
+    assert memory.write(note).appended
+
+
+def test_the_check_can_be_turned_off(tmp_path: Path) -> None:
+    ws = tmp_path / "ws2"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("- Ada Park now lives in Madrid.\n")
+    with MemoryIndex.open(ws, index_path=tmp_path / "j.sqlite", write={"restatement_similarity": None},
+                          **OPTS) as memory:
+        memory.sync()
+        assert memory.write("Ada Park's home is in Madrid.").appended

@@ -166,7 +166,8 @@ def _run_set(config: Config, members: Sequence[Path], index_dir: Path, exclude: 
 def _top_score(memory: MemoryIndex, question: str) -> float:
     """The best candidate's score, threshold and gates aside (what AUC compares)."""
     scored = memory.search(question, min_score=0.0).results
-    return scored[0].score if scored else 0.0
+    # The best score, wherever it ranks: dated facts may be ordered newer first.
+    return max((hit.score for hit in scored), default=0.0)
 
 
 def _ask_offtopic(memory: MemoryIndex, questions: Sequence[str], tally: dict[str, list[float]]) -> None:

@@ -87,3 +87,16 @@ def test_curated_notes_are_dated_and_hits_the_tool_and_explain_show_it(memory: M
                                  ).content)
     assert out["results"][0]["as_of"] == "2026-02-20"
     assert out["results"][1]["superseded"] == hits[0].citation
+
+
+def test_a_question_naming_a_date_keeps_the_dated_order() -> None:
+    from dataclasses import replace
+
+    old = _hit("memory/2026-03-03.md", "- The kestrel release ships on 12 March with version "
+                                      "2.1.", 0.9)
+    old = replace(old, explanation=replace(old.explanation, date_match=True))
+    new = _hit("memory/2026-03-04.md", "- The kestrel release ships on 30 April with version "
+                                      "2.2.", 0.8)
+    ranked = newer_first([old, new], "When did the kestrel release ship on 3 March 2026?")
+    assert [h.path for h in ranked] == [old.path, new.path]
+    assert ranked[0].superseded_by is None

@@ -15,7 +15,8 @@ either most of their own words or, with an embedder, their meaning (cosine of th
 at least :data:`SAME_MEANING`): "Ada lives in Paris" and "Ada moved to Berlin" share only
 the name, and mean nearly the same kind of thing. The same text is a restatement, not a
 change. Only hits already returned are reordered: the set of hits (recall at k) never changes,
-and a question about the past still gets the older fact, marked, next to the newer.
+and a question about the past still gets the older fact, marked, next to the newer; and a question that names a period ("on 3 March", "last week")
+is left as the dates ranked it.
 """
 
 from __future__ import annotations
@@ -89,6 +90,8 @@ def newer_first(hits: Sequence[SearchHit], question: str,
     lines = [fact_line(hit, asked) for hit in hits]
     dated = [replace(hit, as_of=day.isoformat() if (day := as_of(hit, line)) else None)
              for hit, line in zip(hits, lines, strict=True)]
+    if any(hit.explanation.date_match for hit in dated):
+        return tuple(dated)  # the question names the time it asks about: that one, not newer
     words = [_words(line) for line in lines]
     pairs = [(i, j) for i in range(len(dated)) for j in range(len(dated))
              if _candidates(dated[i], dated[j], words[i], words[j], asked)]

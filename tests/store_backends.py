@@ -5,12 +5,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from openclaw_memory.langgraph.store import OpenClawMemoryStore
 
-__all__ = ["open_store"]
+__all__ = ["nested_value", "open_store"]
 
 
 @contextlib.contextmanager
@@ -30,3 +31,13 @@ def open_store(request: pytest.FixtureRequest, tmp_path: Path,
     with OpenClawMemoryStore.open(tmp_path / "ws", index_path=tmp_path / "i.sqlite",
                                   embedding={"provider": "none"}) as store:
         yield store
+
+
+def nested_value(depth: int) -> dict[str, Any]:
+    """``{"a": {"a": ...}}`` ``depth`` levels deep."""
+    value: dict[str, Any] = {}
+    inner = value
+    for _ in range(depth):
+        inner["a"] = {}
+        inner = inner["a"]
+    return value

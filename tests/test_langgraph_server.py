@@ -24,6 +24,7 @@ import httpx
 import pytest
 from chat_brain import Brain
 from openai_server import CHAT_PATH, FakeOpenAIServer
+from store_backends import nested_value
 
 pytestmark = pytest.mark.slow
 
@@ -152,20 +153,12 @@ def _store_operations(server: Server, client: Any) -> None:
     client.store.delete_item(["users", "user:42"], "tea")
     assert _gone(client, ["users", "user:42"], "tea")
     # Bad input answers 4xx, and the server goes on answering.
-    for namespace, value in ((["users", "a.b"], {"v": 1}), (["users", "deep"], _nested(150)),
+    for namespace, value in ((["users", "a.b"], {"v": 1}), (["users", "deep"], nested_value(150)),
                              (["users", "bad"], {"v": "lone \udcff surrogate"})):
         answer = _put_raw(server, namespace, "k", value)
         assert 400 <= answer.status_code < 500, (namespace, answer.status_code, answer.text)
     assert client.store.get_item(["users", "alice"], "otp") is not None
 
-
-def _nested(depth: int) -> dict[str, Any]:
-    value: dict[str, Any] = {}
-    inner = value
-    for _ in range(depth):
-        inner["a"] = {}
-        inner = inner["a"]
-    return value
 
 
 def test_the_store_through_the_server_takes_any_id_ttls_and_survives_a_restart(

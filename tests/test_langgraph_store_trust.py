@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from store_backends import open_store
+from store_backends import nested_value, open_store
 
 from openclaw_memory.errors import ContentError
 from openclaw_memory.langgraph.store import OpenClawMemoryStore
@@ -62,21 +62,13 @@ def test_a_header_nested_thousands_deep_is_skipped_with_a_warning_not_a_crash(
     assert any("nests too deep" in r.getMessage() for r in caplog.records)
 
 
-def _nested(depth: int) -> dict[str, Any]:
-    value: dict[str, Any] = {}
-    inner = value
-    for _ in range(depth):
-        inner["a"] = {}
-        inner = inner["a"]
-    return value
-
 
 @pytest.mark.parametrize("bad", ["deep", "circular", "surrogate_value", "surrogate_key"])
 def test_values_no_reader_could_parse_back_are_refused_with_content_error(
         store: OpenClawMemoryStore, bad: str) -> None:
     value: dict[str, Any]
     if bad == "deep":
-        value = _nested(990)
+        value = nested_value(990)
     elif bad == "circular":
         value = {"content": "x"}
         value["self"] = value

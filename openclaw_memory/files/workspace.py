@@ -37,6 +37,7 @@ __all__ = [
     "is_daily",
     "memory_kind",
     "path_components",
+    "valid_date",
 ]
 
 PathKind = Literal["memory_md", "daily", "memory_other", "extra", "history"]
@@ -83,16 +84,17 @@ def is_daily(rel_path: str) -> date | None:
 
     Impossible dates such as ``2024-02-30`` are not daily files: they get no temporal decay.
     """
-    return _valid_date(_DAILY_RE.search(rel_path))
+    return valid_date(_DAILY_RE.search(rel_path))
 
 
 def dated_name(rel_path: str) -> date | None:
     """The date a Markdown file is named after (``YYYY-MM-DD.md`` in any folder: a user's
     daily notes under ``memory/users/<id>/`` too), else ``None``."""
-    return _valid_date(_DATED_NAME_RE.search(rel_path))
+    return valid_date(_DATED_NAME_RE.search(rel_path))
 
 
-def _valid_date(match: re.Match[str] | None) -> date | None:
+def valid_date(match: re.Match[str] | None) -> date | None:
+    """The date a match's groups 1-3 (year, month, day) name, when it is a real day."""
     if match is None:
         return None
     try:

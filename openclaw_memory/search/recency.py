@@ -11,12 +11,12 @@ to newer notes about other things, benchmarks/knowledge_update.py unchanged@1 66
 Newer wins: two dated hits whose fact lines are about one subject and say different things:
 the newer one is moved right above the older, and the older one is marked ``superseded_by``
 the newer's citation. About one subject: the fact lines share the question's words, and
-either most of their own words or, with an embedder, their meaning (cosine of the two lines
-at least :data:`SAME_MEANING`): "Ada lives in Paris" and "Ada moved to Berlin" share only
-the name, and mean nearly the same kind of thing. The same text is a restatement, not a
+either most of their own words beyond the question's, or, with an embedder, their meaning
+once the question's words are taken out (cosine at least :data:`SAME_MEANING`): "Ada lives
+in Paris" and "Ada moved to Berlin" share only the name. The same text is a restatement, not a
 change. Only hits already returned are reordered: the set of hits (recall at k) never changes,
-and a question about the past still gets the older fact, marked, next to the newer; and a question that names a period ("on 3 March", "last week")
-is left as the dates ranked it.
+and a question about the past still gets the older fact, marked, next to the newer; a
+question that names a period ("on 3 March", "last week") is left as the dates ranked it.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from openclaw_memory.files.workspace import dated_name
+from openclaw_memory.files.workspace import dated_name, valid_date
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.types import SearchHit
 
@@ -74,13 +74,7 @@ def as_of(hit: SearchHit, line: str | None = None) -> date | None:
         named = dated_name(hit.path)
         if named is not None:
             return named
-    match = _STAMP.search(line if line is not None else "\n".join(_cited_lines(hit)))
-    if match is None:
-        return None
-    try:
-        return date(int(match[1]), int(match[2]), int(match[3]))
-    except ValueError:
-        return None
+    return valid_date(_STAMP.search(line if line is not None else "\n".join(_cited_lines(hit))))
 
 
 def newer_first(hits: Sequence[SearchHit], question: str,

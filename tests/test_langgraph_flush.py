@@ -267,6 +267,18 @@ def test_unanswered_tool_calls_are_dropped_from_the_flush_history(index: MemoryI
     assert sent[2].text == "Let me look."
 
 
+def test_the_flush_may_correct_memory_md_only_when_allowed(index: MemoryIndex,
+                                                          workspace: Path) -> None:
+    model = ScriptedChatModel(script=[ai(NO_REPLY)], repeat_last=True)
+    MemoryFlush(index, model, **WINDOW).run([HumanMessage(BIG)])
+    MemoryFlush(index, model, allow_edit=True, **WINDOW).run([HumanMessage(BIG)])
+    assert [tools[-1] for tools in model.bound_tools] == ["memory_write", "memory_edit"]
+    group = ScriptedChatModel(script=[ai(NO_REPLY)])
+    _graph(MemoryFlush(index, group, allow_edit=True, **WINDOW)).invoke(
+        {"messages": [HumanMessage(BIG)]}, {"configurable": {"thread_id": "g", "chat_type": "group"}})
+    assert group.bound_tools and "memory_edit" not in group.bound_tools[0]  # never in groups
+
+
 def test_in_a_group_chat_the_flush_cannot_read_memory_md(index: MemoryIndex) -> None:
     model = ScriptedChatModel(script=[ai("", call("memory_get", path="MEMORY.md")), ai(NO_REPLY)])
     graph = _graph(MemoryFlush(index, model, **WINDOW))

@@ -167,6 +167,8 @@ class MemoryFlush:
     flush also run when the compaction step will fire in this step whatever the threshold
     says (e.g. a message-count trigger), so a compaction never comes unannounced.
     ``read_only=True`` turns the flush off (e.g. a sandbox without write access).
+    ``allow_edit=True`` also offers ``memory_edit`` (correct ``MEMORY.md`` lines), in direct
+    chats only; by default the flush only appends to today's log.
 
     A failing turn never fails the user's turn. A passing failure (5xx, 429, network) is
     retried at later steps of the same compaction cycle after ``retry_base_seconds``, doubling,
@@ -185,8 +187,10 @@ class MemoryFlush:
                  read_only: bool = False, citations: CitationMode | None = None,
                  system_prompt: str | None = None, prompt: str | None = None,
                  clock: Callable[[], datetime] | None = None, max_attempts: int = 3,
-                 retry_base_seconds: float = 2.0, retry_max_seconds: float = 60.0) -> None:
+                 retry_base_seconds: float = 2.0, retry_max_seconds: float = 60.0,
+                 allow_edit: bool = False) -> None:
         # A scope resolves per run (whose memory the notes go to); an index is every run's.
+        self.allow_edit = allow_edit
         self.scope = index if isinstance(index, MemoryScope) else None
         self._index = index if isinstance(index, Memory) else None
         self.model = model
@@ -318,8 +322,12 @@ class MemoryFlush:
 
     def _tools(self, chat_type: ChatType) -> list[BaseTool]:
         # The write tool itself refuses anything but today's daily log: a prompt is not a fence.
-        return memory_tools(self.memory, citations=self.citations, chat_type=chat_type,
-                            allow_write=True, write_target_restriction="daily")
+        tools = memory_tools(self.memory, citations=self.citations, chat_type=chat_type,
+                             allow_write=True, write_target_restriction="daily")
+        if self.allow_edit:  # opted in: the flush may also correct curated lines
+            tools += [t for t in memory_tools(self.memory, citations=self.citations,
+                                              chat_type=chat_type) if t.name == "memory_edit"]
+        return tools
 
     def _turn(self, messages: Sequence[BaseMessage]) -> list[BaseMessage]:
         history = [m for m in without_dangling_tool_calls(messages)

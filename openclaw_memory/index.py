@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import threading
 import time
@@ -39,17 +38,15 @@ from openclaw_memory.files.notes import (
 from openclaw_memory.files.reading import cap_note
 from openclaw_memory.files.space import FolderSpace
 from openclaw_memory.files.workspace import Workspace
-from openclaw_memory.freshness.activity import flush_status, record_flush, record_flush_failure
+from openclaw_memory.freshness.activity import record_flush, record_flush_failure
 from openclaw_memory.freshness.state import Freshness
 from openclaw_memory.freshness.triggers import SyncOutcome
 from openclaw_memory.freshness.watch import MemoryWatcher
+from openclaw_memory.index_status import index_status
 from openclaw_memory.indexing.sync import (
-    LAST_SYNC_KEY,
     Progress,
     Syncer,
     ensure_not_inside_memory,
-    file_warnings,
-    index_fingerprint,
 )
 from openclaw_memory.memory_base import ChatType, Memory
 from openclaw_memory.search.pipeline import SearchOutcome, SearchRequest, run_search
@@ -59,7 +56,7 @@ from openclaw_memory.settings_sources import SettingsOrigin, load_settings, set_
 from openclaw_memory.store import Store
 from openclaw_memory.store.claims import claim_index_file, embedding_key
 from openclaw_memory.store.paths import default_index_path, state_dir
-from openclaw_memory.store.schema import APPLICATION_ID, FINGERPRINT_KEY
+from openclaw_memory.store.schema import APPLICATION_ID
 from openclaw_memory.types import SearchResponse, SyncReport
 
 if TYPE_CHECKING:
@@ -68,14 +65,6 @@ if TYPE_CHECKING:
 __all__ = ["ChatType", "MemoryIndex"]
 
 _CURATED = frozenset({"MEMORY.md", "memory.md"})
-
-
-def _with_file_warnings(last: list[str], kept: dict[str, list[str]]) -> list[str]:
-    """The last sync's warnings plus those about files still indexed with a problem."""
-    out = list(last)
-    out += [f"{path}: {w}" for path, ws in sorted(kept.items()) for w in ws
-            if f"{path}: {w}" not in out]
-    return out
 
 
 #: Seconds a sync spends, by default, embedding chunks whose vectors are missing.
@@ -569,73 +558,12 @@ class MemoryIndex(Memory):
         return {"before": before.as_dict(), "after": self.store.keyword_totals().as_dict(),
                 "rows": rows}
 
+    @property
+    def synced_once(self) -> bool:
+        """Whether this object has synced (a dirty flag means something only after that)."""
+        return self._synced
+
     def status(self) -> dict[str, Any]:
         """Everything a person debugging "why no results?" needs, in one dictionary."""
-        choice = self.provider_choice()
-        provider = self._provider
-        driver = self.store.driver
-        raw_last = self.store.meta(LAST_SYNC_KEY)
-        last: dict[str, Any] = json.loads(raw_last) if raw_last else {}
-        syncer = Syncer(self.settings, self.workspace, provider)
-        pending = syncer.pending(self.store)
-        keyword = self.store.keyword_totals()
-        drift = ([f"the keyword index counts {keyword.rows} rows for {keyword.chunks} chunks, "
-                  "so keyword scores differ from a fresh index's: run `openclaw-memory index "
-                  "--repair`"] if keyword.drift else [])
-        return {
-            "workspace": str(self.settings.workspace),
-            "index_path": str(self.index_path),
-            **self.store.counts(),
-            "dirty": pending > 0 or (self.freshness.dirty and self._synced),
-            "pending_files": pending,
-            "last_sync_at": last.get("at"),
-            "last_sync_duration_s": last.get("duration_s"),
-            "vector_path": self.store.vector_path,
-            "vector_reason": self.store.vector_reason,
-            "keyword_index": keyword.as_dict(),
-            "sqlite_driver": driver.name,
-            "sqlite_version": driver.sqlite_version,
-            "sqlite_vec_version": driver.vec_version,
-            "provider": provider.id if provider else "none",
-            "model": provider.model if provider else None,
-            **self._mode(choice),
-            "vectors_missing": self.store.missing_vectors() if provider is not None else 0,
-            "provider_unavailable_reason": choice.unavailable_reason,
-            "embedding_endpoint": None if provider is None else getattr(
-                provider, "provider", provider).breaker.state(),
-            "fallback": choice.fallback,
-            "skipped": last.get("skipped", []),
-            "warnings": [*drift, *_with_file_warnings(last.get("warnings", []),
-                                                      file_warnings(self.store))],
-            "notes": [*self.notes, *([self.empty_hint()] if self.workspace_is_empty() and last
-                                     else [])],
-            **self._activity_status(syncer, pending),
-            "configuration": self.settings_origin.describe(self.settings),
-        }
-
-    def _mode(self, choice: ProviderChoice) -> dict[str, Any]:
-        """``mode`` as searches get it now (not as configured), and why when not hybrid."""
-        provider = self._provider
-        if provider is None:
-            return {"mode": "keyword-only",
-                    "mode_reason": choice.unavailable_reason or "no embedding provider configured"}
-        stored = self.store.meta(FINGERPRINT_KEY)
-        if stored is not None and stored != index_fingerprint(self.settings, provider):
-            return {"mode": "keyword-only",
-                    "mode_reason": "the index was built with other settings; the next sync "
-                                   "rebuilds it for this provider"}
-        counts = self.store.counts()
-        if counts.get("chunks") and not counts.get("vectors"):
-            return {"mode": "keyword-only", "mode_reason": "the index holds no vectors yet"}
-        return {"mode": "hybrid", "mode_reason": None}
-
-    def _activity_status(self, syncer: Syncer, pending: int) -> dict[str, Any]:
-        """Why the index is dirty, background sync and watcher state, transcripts, flushes."""
-        extras = self.freshness.status()
-        if pending:
-            extras["dirty_reasons"].insert(0, {
-                "reason": f"{pending} file(s) on disk differ from the index", "since": None})
-        # Lock-free on purpose: status must answer while a background sync holds the lock.
-        extras["transcript_deltas"] = [d.as_dict() for d in syncer.pending_sessions(self.store)]
-        return {**extras, **flush_status(self.store)}
+        return index_status(self)
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import openclaw_memory
 
 PACKAGE = Path(openclaw_memory.__file__).parent
-ROOT_MODULES = {"__init__", "__main__", "_platform", "config", "errors", "index", "memory_base",
+ROOT_MODULES = {"__init__", "__main__", "_platform", "config", "errors", "index", "index_status",
+                "memory_base",
                 "opening", "redact", "types", "settings_sources"}
 
 

@@ -390,6 +390,27 @@ def test_compaction_summarises_older_messages_keeps_recent_ones_and_counts(
     assert "User: word" in transcript and "Assistant: a" in transcript and "User: b" not in transcript
 
 
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_a_compaction_summary_is_saved_as_an_episode_when_asked(
+        index: MemoryIndex, workspace: Path, mode: str) -> None:
+    summary = "- The user asked about zero-amount invoices.\n- We agreed to ship on Friday."
+    compaction = Compaction(ScriptedChatModel(script=[ai(summary)]), keep_messages=1,
+                            trigger_tokens=1, episodes=index)
+    state = {"messages": [HumanMessage("a", id="1"), AIMessage("b", id="2")]}
+    if mode == "sync":
+        compaction.update(state)
+    else:
+        await compaction.aupdate(state)
+    daily = _daily(workspace).read_text()
+    assert "Episode (a conversation summarised at compaction):" in daily
+    assert "ship on Friday" in daily
+    assert any("Friday" in h.snippet for h in index.search("when do we ship?").results)
+    plain = Compaction(ScriptedChatModel(script=[ai("- other")]), keep_messages=1,
+                       trigger_tokens=1)
+    plain.update(state)
+    assert "other" not in _daily(workspace).read_text()  # off unless asked
+
+
 def test_compaction_update_removes_with_remove_message_and_puts_the_summary_first() -> None:
     compaction = Compaction(ScriptedChatModel(script=[ai("sum")]), keep_messages=1, trigger_tokens=1)
     update = compaction.update({"messages": [HumanMessage("a", id="1"), AIMessage("b", id="2")]})

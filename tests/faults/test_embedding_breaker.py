@@ -14,12 +14,6 @@ from openai_server import FakeOpenAIServer, embeddings, server_error
 from openclaw_memory import MemoryIndex
 
 
-def _timed(call):  # type: ignore[no-untyped-def]
-    started = time.monotonic()
-    result = call()
-    return time.monotonic() - started, result
-
-
 def _open(workspace: Path, tmp_path: Path, base_url: str, **embedding: object) -> MemoryIndex:
     return MemoryIndex.open(workspace, index_path=tmp_path / "i.sqlite",
                             embedding={"provider": "openai", "base_url": base_url,
@@ -33,14 +27,14 @@ def test_an_endpoint_that_goes_away_costs_one_short_failure_then_none(
         memory = _open(workspace, tmp_path, running.base_url)
         memory.sync()
     try:  # the server is gone: its port refuses connections
-        took_first, first = _timed(lambda: memory.search("billing database"))
+        first = memory.search("billing database")
         assert first.mode == "keyword-only" and first.results
-        # One query embedding: one retry at most (search's own budget), not a minute.
-        assert took_first < 10, took_first
-        took, later = _timed(lambda: [memory.search("billing database") for _ in range(5)])
-        assert took < 2.0, took  # the breaker answers: no connection tried
+        # One query embedding: one retry at most (search's own budget), not six.
+        assert "gave up after 1 retry" in str(first.error), first.error
+        later = [memory.search("billing database") for _ in range(5)]
         assert all(r.mode == "keyword-only" and r.results for r in later)
-        assert "unavailable since" in str(later[0].error)
+        # The breaker answered each: no connection was tried.
+        assert all("unavailable since" in str(r.error) for r in later)
         endpoint = memory.status()["embedding_endpoint"]
         assert endpoint["open"] is True and endpoint["reason"]
     finally:

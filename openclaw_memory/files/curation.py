@@ -30,7 +30,7 @@ from typing import Literal
 
 from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.files.atomic import swap_in, write_all
-from openclaw_memory.files.notes import normalise_note, today
+from openclaw_memory.files.notes import DATE_STAMP, normalise_note, read_fd, today
 from openclaw_memory.files.reading import decode_text, io_errors, split_lines
 from openclaw_memory.files.workspace import HISTORY_DIR, ResolvedPath, Workspace
 from openclaw_memory.indexing.chunking import editor_lines_text
@@ -38,8 +38,7 @@ from openclaw_memory.indexing.chunking import editor_lines_text
 __all__ = ["AS_OF", "HISTORY_DIR", "CurationError", "EditResult", "edit_lines", "history_path",
            "stamp_date"]
 
-#: ``(as of 2026-11-25)`` at the end of a line: when the fact on it was learned.
-AS_OF = re.compile(r"\(as of (\d{4}-\d{2}-\d{2})\)\s*$")
+AS_OF = DATE_STAMP  # the stamp a line ends with: when the fact on it was learned
 _NEW_FILE_MODE = 0o600
 _MAX_REOPENS = 8
 
@@ -109,7 +108,7 @@ def edit_lines(ws: Workspace, path: str, start_line: int, end_line: int, *, expe
     moment = now or datetime.now(UTC)
     new_lines = _new_lines(replacement, today(tz, moment).isoformat() if stamp else None)
     with io_errors("write", resolved.rel_path), _locked_existing(ws, resolved) as (fd, dir_fd):
-        data = _read_all(fd)
+        data = read_fd(fd)
         lines = split_lines(editor_lines_text(decode_text(data)))
         wanted = [line.rstrip() for line in normalise_note(expected).split("\n")]
         have = [line.rstrip() for line in lines[start_line - 1:end_line]]
@@ -141,14 +140,6 @@ def _find(lines: list[str], wanted: list[str]) -> tuple[int, int] | None:
         if [line.rstrip() for line in lines[index:index + size]] == wanted:
             return index + 1, index + size
     return None
-
-
-def _read_all(fd: int) -> bytes:
-    chunks, offset = [], 0
-    while chunk := os.pread(fd, 1 << 20, offset):
-        chunks.append(chunk)
-        offset += len(chunk)
-    return b"".join(chunks)
 
 
 class _Locked:
@@ -211,7 +202,7 @@ def _record_history(ws: Workspace, rel_path: str, start: int, end: int, old: lis
                           _NEW_FILE_MODE, create_parents=True)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            existing = _read_all(fd)
+            existing = read_fd(fd)
             first = len(split_lines(decode_text(existing))) + (2 if existing else 1)
             block = ("\n" if existing else "") + "\n".join(entry) + "\n"
             if existing and not existing.endswith(b"\n"):

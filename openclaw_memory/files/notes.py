@@ -37,6 +37,7 @@ from openclaw_memory.indexing.chunking import editor_lines_text
 from openclaw_memory.sessions.transcripts import flatten_transcript
 
 __all__ = [
+    "DATE_STAMP",
     "MAX_NOTE_BYTES",
     "NoteText",
     "WriteReason",
@@ -47,6 +48,7 @@ __all__ = [
     "normalise_note",
     "note_text",
     "plan_append",
+    "read_fd",
     "read_note",
     "read_transcript_lines",
     "split_citation",
@@ -254,7 +256,7 @@ def normalise_note(content: str) -> str:
 def _append_block(ws: Workspace, resolved: ResolvedPath, body: str,
                   max_file_bytes: int | None = None) -> WriteResult:
     with _io_errors("write", resolved.rel_path), _locked(ws, resolved) as fd:
-        block, result = plan_append(_read_fd(fd), body, resolved.rel_path, max_file_bytes)
+        block, result = plan_append(read_fd(fd), body, resolved.rel_path, max_file_bytes)
         if block is None:
             return result
         write_all(fd, block)
@@ -290,13 +292,15 @@ def plan_append(existing: bytes, body: str, rel_path: str,
     return block, WriteResult(rel_path, start, start + len(note_lines) - 1, True, "appended")
 
 
-_DATE_STAMP = re.compile(r"\s*\(as of \d{4}-\d{2}-\d{2}\)\s*$")
+#: ``(as of 2026-11-25)`` ending a line: the day the fact on it was learned (the stamp curation
+#: and curated writes put on a line; groups 1-3 are year, month, day).
+DATE_STAMP = re.compile(r"[ \t]*\(as of (\d{4})-(\d{2})-(\d{2})\)[ \t]*$", re.MULTILINE)
 
 
 def _undated(line: str) -> str:
     """A line without its ``(as of ...)`` stamp: the same fact learned again another day is
     the same note."""
-    return _DATE_STAMP.sub("", line).rstrip()
+    return DATE_STAMP.sub("", line).rstrip()
 
 
 def _find_block(lines: list[str], note: list[str]) -> int | None:
@@ -384,7 +388,8 @@ def _closing(fd: int) -> Iterator[int]:
         os.close(fd)
 
 
-def _read_fd(fd: int) -> bytes:
+def read_fd(fd: int) -> bytes:
+    """Everything in an open file, read from its start whatever its offset."""
     chunks: list[bytes] = []
     offset = 0
     while True:

@@ -29,13 +29,13 @@ from typing import Any
 
 import numpy as np
 
+from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.files.workspace import dated_name, valid_date
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.types import SearchHit
 
 __all__ = ["SAME_MEANING", "SAME_WORDS", "as_of", "fact_line", "newer_first"]
 
-_STAMP = re.compile(r"\(as of (\d{4})-(\d{2})-(\d{2})\)")
 #: Share of the shorter fact line's content words, the question's aside (a name shared by
 #: every fact about a person says nothing of which fact), two lines must share.
 SAME_WORDS = 0.4
@@ -52,7 +52,7 @@ Embed = Callable[[list[str]], Any]
 
 def _words(text: str) -> set[str]:
     """Content words and CJK character pairs, as the keyword side reads them."""
-    return {term.lower() for term in keyword_terms(_STAMP.sub("", text))}
+    return {term.lower() for term in keyword_terms(DATE_STAMP.sub("", text))}
 
 
 def _cited_lines(hit: SearchHit) -> list[str]:
@@ -74,7 +74,7 @@ def as_of(hit: SearchHit, line: str | None = None) -> date | None:
         named = dated_name(hit.path)
         if named is not None:
             return named
-    return valid_date(_STAMP.search(line if line is not None else "\n".join(_cited_lines(hit))))
+    return valid_date(DATE_STAMP.search(line if line is not None else "\n".join(_cited_lines(hit))))
 
 
 def newer_first(hits: Sequence[SearchHit], question: str,
@@ -123,7 +123,7 @@ def _meaning(lines: list[str], pairs: list[tuple[int, int]], asked: set[str],
     used = sorted({k for pair in pairs for k in pair})
     texts = []
     for k in used:
-        kept = [t for t in _tokens(_STAMP.sub("", lines[k])) if t.lower() not in asked]
+        kept = [t for t in _tokens(DATE_STAMP.sub("", lines[k])) if t.lower() not in asked]
         texts.append(" ".join(kept) or "-")
     try:
         vectors = np.asarray(embed(texts), dtype=np.float32)

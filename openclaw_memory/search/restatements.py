@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from openclaw_memory.files.notes import DATE_STAMP
+
 if TYPE_CHECKING:
     from openclaw_memory.memory_base import Memory
 
 __all__ = ["Restatement", "find_restatement"]
 
-_STAMP = re.compile(r"\s*\(as of \d{4}-\d{2}-\d{2}\)\s*$")
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _CANDIDATES = 4
@@ -36,7 +37,7 @@ class Restatement:
 
 
 def _bare(line: str) -> str:
-    return _MARKER.sub("", _STAMP.sub("", line)).strip()
+    return _MARKER.sub("", DATE_STAMP.sub("", line)).strip()
 
 
 def _pinned(text: str) -> set[str]:

@@ -1,7 +1,7 @@
 """Knowledge updates: does search put the current value of a changed fact first?
 
     python benchmarks/knowledge_update.py                  # default settings, local model
-    python benchmarks/knowledge_update.py --configs default,no-newer-first,keyword-only
+    python benchmarks/knowledge_update.py --configs default,newer-first,keyword-only
 
 A workspace generated from templates, in English and Chinese: people and projects whose facts
 (home, employer, manager, car, diet; a project's deadline, version, database) change one to
@@ -191,7 +191,7 @@ def build(root: Path, seed: int = 7) -> list[Question]:
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "default": {},
-    "no-newer-first": {"search": {"newer_first": False}},
+    "newer-first": {"search": {"newer_first": True}},
     "keyword-only": {"embedding": {"provider": "none"}},
 }
 
@@ -238,7 +238,7 @@ def evaluate(ws: Path, index: Path, questions: list[Question],
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--configs", default="default,no-newer-first,keyword-only")
+    parser.add_argument("--configs", default="default,newer-first,keyword-only")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     print(machine_report())

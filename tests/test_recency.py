@@ -17,7 +17,8 @@ from openclaw_memory.langchain import memory_tools
 from openclaw_memory.search.recency import newer_first
 from openclaw_memory.types import HitExplanation, SearchHit
 
-OPTS: dict[str, Any] = {"embedding": {"provider": "none"}, "timezone": "UTC"}
+OPTS: dict[str, Any] = {"embedding": {"provider": "none"}, "timezone": "UTC",
+                        "search": {"newer_first": True}}
 
 
 def _hit(path: str, text: str, score: float) -> SearchHit:

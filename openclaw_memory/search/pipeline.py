@@ -371,10 +371,10 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     kept_keys = {c.key for c in passing} | rescued
     kept = [c for c in fused if c.key in kept_keys]
     hits = build_hits(kept, scores, rows, request, settings, rescued)
-    if settings.newer_first:
-        hits = newer_first(hits, request.query,
-                           None if provider is None or mode != "hybrid" else
-                           provider.embed_documents)
+    # Every hit is dated; reordering newer first is opt-in (search.newer_first).
+    hits = newer_first(hits, request.query,
+                       None if provider is None or mode != "hybrid" else provider.embed_documents,
+                       reorder=settings.newer_first)
     best = scores[fused[0].key] if fused else None
     if not hits and not any(n.startswith("nothing relevant") for n in notes):
         notes.append(

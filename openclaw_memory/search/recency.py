@@ -77,15 +77,16 @@ def as_of(hit: SearchHit, line: str | None = None) -> date | None:
     return valid_date(DATE_STAMP.search(line if line is not None else "\n".join(_cited_lines(hit))))
 
 
-def newer_first(hits: Sequence[SearchHit], question: str,
-                embed: Embed | None = None) -> tuple[SearchHit, ...]:
-    """``hits`` with dates, the newer of two same-subject hits first, the older marked."""
+def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = None, *,
+                reorder: bool = True) -> tuple[SearchHit, ...]:
+    """``hits`` with dates and, with ``reorder``, the newer of two same-subject hits first,
+    the older marked."""
     asked = _words(question)
     lines = [fact_line(hit, asked) for hit in hits]
     dated = [replace(hit, as_of=day.isoformat() if (day := as_of(hit, line)) else None)
              for hit, line in zip(hits, lines, strict=True)]
-    if any(hit.explanation.date_match for hit in dated):
-        return tuple(dated)  # the question names the time it asks about: that one, not newer
+    if not reorder or any(hit.explanation.date_match for hit in dated):
+        return tuple(dated)  # (or the question names the time it asks about: that one)
     words = [_words(line) for line in lines]
     pairs = [(i, j) for i in range(len(dated)) for j in range(len(dated))
              if _candidates(dated[i], dated[j], words[i], words[j], asked)]
@@ -109,8 +110,13 @@ def newer_first(hits: Sequence[SearchHit], question: str,
 
 def _candidates(old: SearchHit, new: SearchHit, a: set[str], b: set[str],
                 asked: set[str]) -> bool:
-    """Both dated, the second newer, different text, and sharing a word of the question."""
+    """Both dated, the second newer, the first a curated fact (not a daily log), different
+    text, and sharing a word of the question. Two daily logs are never reordered: a log is a
+    record of its day, and conversation logs mention the same people every day (LoCoMo dev
+    recall@1 fell from 63.2 to 52.0 when logs were ordered newer first; recall@6 unchanged)."""
     if new.as_of is None or old.as_of is None or new.as_of <= old.as_of:
+        return False
+    if old.source != "memory" or dated_name(old.path) is not None:
         return False
     return bool(a) and bool(b) and a != b and bool(a & b & asked)
 

@@ -43,6 +43,10 @@ class Server:
     """``langgraph dev`` on a port of its own, restartable with the same environment."""
 
     def __init__(self, env: dict[str, str], log: Path) -> None:
+        # A copy of the deployment: the server keeps its own state (.langgraph_api/) in its
+        # folder, which must never land in the repository nor carry over between runs.
+        self.folder = log.parent / "deployed"
+        shutil.copytree(DEPLOYED, self.folder, ignore=shutil.ignore_patterns(".langgraph_api"))
         self.env = env
         self.port = _free_port()
         self.log = log
@@ -54,8 +58,8 @@ class Server:
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
                 [langgraph, "dev", "--no-browser", "--no-reload", "--allow-blocking",
-                 "--port", str(self.port), "--config", str(DEPLOYED / "langgraph.json")],
-                cwd=DEPLOYED, env=self.env, stdout=out, stderr=subprocess.STDOUT,
+                 "--port", str(self.port), "--config", str(self.folder / "langgraph.json")],
+                cwd=self.folder, env=self.env, stdout=out, stderr=subprocess.STDOUT,
                 start_new_session=True)
         deadline = time.monotonic() + _START_S
         while time.monotonic() < deadline:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openclaw_memory.cli.completion import SHELLS, PrintCompletion
+from openclaw_memory.cli.consolidating import add_consolidate_parser, cmd_consolidate
 from openclaw_memory.cli.curating import add_curation_parsers, cmd_edit, cmd_forget, cmd_history
 from openclaw_memory.cli.evaluate import add_eval_parser, run_eval
 from openclaw_memory.cli.progress import ProgressBar
@@ -164,6 +165,7 @@ def _parser() -> argparse.ArgumentParser:
     add_eval_parser(sub)
     add_watch_parser(sub)
     add_curation_parsers(sub)
+    add_consolidate_parser(sub)
     return p
 
 
@@ -416,6 +418,7 @@ def _cmd_export(memory: Memory, args: argparse.Namespace) -> None:
 
 _COMMANDS = {"index": _cmd_index, "search": _cmd_search, "get": _cmd_get, "write": _cmd_write,
              "edit": cmd_edit, "forget": cmd_forget, "history": cmd_history,
+             "consolidate": cmd_consolidate,
              "status": _cmd_status, "watch": _cmd_watch, "publish": _cmd_publish,
              "export": _cmd_export}
 

@@ -1,11 +1,17 @@
-"""LangGraph / LangChain-agent layer: pre-compaction flush, compaction, citation policy, scope,
-the Memory Recall prompt section and session-start context.
+"""LangGraph / LangChain-agent layer: pre-compaction flush, consolidation, auto-capture,
+compaction, citation policy, scope, the Memory Recall prompt section and session-start context.
 
 The graph nodes need only ``langchain-core`` and ``langgraph``. The ``*Middleware`` classes
 are for ``langchain.agents.create_agent`` and need the ``agents`` extra
 (``pip install 'openclaw-memory[agents]'``); without it they raise ``ImportError`` when built.
 """
 
+from openclaw_memory.langgraph.capture import (
+    CaptureReport,
+    MemoryCapture,
+    MemoryCaptureMiddleware,
+    memory_capture_node,
+)
 from openclaw_memory.langgraph.citations import (
     MEMORY_TOOL_NAMES,
     CitationMode,
@@ -19,6 +25,12 @@ from openclaw_memory.langgraph.compaction import (
     Compaction,
     compaction_node,
     split_for_compaction,
+)
+from openclaw_memory.langgraph.consolidation import (
+    CONSOLIDATION_PROMPT,
+    MemoryConsolidation,
+    MemoryConsolidationMiddleware,
+    memory_consolidation_node,
 )
 from openclaw_memory.langgraph.context import LoadedFile, SessionContext, session_start_context
 from openclaw_memory.langgraph.flush import (
@@ -42,11 +54,13 @@ from openclaw_memory.langgraph.state import MemoryAgentState, MemoryGraphState
 from openclaw_memory.langgraph.store import OpenClawMemoryStore
 
 __all__ = [
+    "CONSOLIDATION_PROMPT",
     "FLUSH_PROMPT",
     "FLUSH_SYSTEM_PROMPT",
     "MEMORY_TOOL_NAMES",
     "NO_REPLY",
     "SUMMARY_PROMPT",
+    "CaptureReport",
     "CitationMode",
     "CitationPolicy",
     "CitationPolicyMiddleware",
@@ -54,6 +68,10 @@ __all__ = [
     "FlushReport",
     "LoadedFile",
     "MemoryAgentState",
+    "MemoryCapture",
+    "MemoryCaptureMiddleware",
+    "MemoryConsolidation",
+    "MemoryConsolidationMiddleware",
     "MemoryFlush",
     "MemoryFlushMiddleware",
     "MemoryGraphState",
@@ -65,6 +83,8 @@ __all__ = [
     "current_context",
     "flush_threshold",
     "is_silent_reply",
+    "memory_capture_node",
+    "memory_consolidation_node",
     "memory_flush_node",
     "memory_recall_section",
     "resolve_chat_type",

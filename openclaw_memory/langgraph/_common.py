@@ -5,12 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.messages.utils import count_tokens_approximately
+from langchain_core.runnables import RunnableConfig
 
 __all__ = [
     "TokenCounter",
+    "chat_model_of",
     "context_window_of",
+    "current_run_config",
     "default_token_counter",
     "effective_tokens",
     "message_text",
@@ -102,3 +106,20 @@ def without_dangling_tool_calls(messages: Sequence[BaseMessage]) -> list[BaseMes
             continue
         kept.append(message)
     return kept
+
+
+def chat_model_of(model: BaseChatModel | str) -> BaseChatModel:
+    """A chat model, or one built from a ``"provider:model"`` string (the ``agents`` extra)."""
+    if isinstance(model, str):
+        from langchain.chat_models import init_chat_model
+
+        return init_chat_model(model)
+    return model
+
+
+def current_run_config() -> RunnableConfig | None:
+    """The config of the run a middleware hook is called in (LangChain keeps it in a context
+    variable; hooks are not given it)."""
+    from langchain_core.runnables.config import var_child_runnable_config
+
+    return var_child_runnable_config.get()

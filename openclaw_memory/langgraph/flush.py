@@ -51,7 +51,9 @@ from openclaw_memory.langchain.scope import MemoryScope, ScopedMemory
 from openclaw_memory.langchain.tools import memory_tools
 from openclaw_memory.langgraph._common import (
     TokenCounter,
+    chat_model_of,
     context_window_of,
+    current_run_config,
     default_token_counter,
     effective_tokens,
     message_text,
@@ -538,7 +540,7 @@ class MemoryFlushMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
     def __init__(self, index: Memory | MemoryScope, model: BaseChatModel | str, *,
                  summarization: Any = None, **options: Any) -> None:
         super().__init__()
-        chat_model = _chat_model(model)
+        chat_model = chat_model_of(model)
         if summarization is not None:
             options.setdefault("token_counter", getattr(summarization, "token_counter", None))
             options.setdefault("context_window", context_window_of(getattr(summarization, "model", None)))
@@ -547,28 +549,14 @@ class MemoryFlushMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
 
     def before_model(self, state: MemoryAgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         seen = _new_summary_update(state)
-        update = self.flush.update({**state, **seen}, _run_config(), runtime.context)
+        update = self.flush.update({**state, **seen}, current_run_config(), runtime.context)
         return {**seen, **update} or None
 
     async def abefore_model(self, state: MemoryAgentState,
                             runtime: Runtime[Any]) -> dict[str, Any] | None:
         seen = _new_summary_update(state)
-        update = await self.flush.aupdate({**state, **seen}, _run_config(), runtime.context)
+        update = await self.flush.aupdate({**state, **seen}, current_run_config(), runtime.context)
         return {**seen, **update} or None
-
-
-def _chat_model(model: BaseChatModel | str) -> BaseChatModel:
-    if isinstance(model, str):
-        from langchain.chat_models import init_chat_model
-
-        return init_chat_model(model)
-    return model
-
-
-def _run_config() -> RunnableConfig | None:
-    from langchain_core.runnables.config import var_child_runnable_config
-
-    return var_child_runnable_config.get()
 
 
 def _new_summary_update(state: Mapping[str, Any]) -> dict[str, Any]:

@@ -20,6 +20,9 @@ class MemoryGraphState(MessagesState, total=False):
     * ``memory_flush_at``: when the last flush ran (Unix time, seconds).
     * ``memory_flush_failures``, ``memory_flush_failure_cycle``, ``memory_flush_retry_at``:
       failed flush attempts in that cycle and when the next may run (bounded retries).
+    * ``memory_consolidation_compaction_count``, ``memory_consolidation_at``: the cycle whose
+      consolidation has run, and when.
+    * ``memory_capture_last_id``: the last message auto-capture has read.
     """
 
     compaction_count: int
@@ -28,6 +31,9 @@ class MemoryGraphState(MessagesState, total=False):
     memory_flush_failures: int
     memory_flush_failure_cycle: int
     memory_flush_retry_at: float
+    memory_consolidation_compaction_count: int
+    memory_consolidation_at: float
+    memory_capture_last_id: str
 
 
 class MemoryAgentState(AgentState[Any]):
@@ -43,4 +49,7 @@ class MemoryAgentState(AgentState[Any]):
     memory_flush_failures: NotRequired[int]
     memory_flush_failure_cycle: NotRequired[int]
     memory_flush_retry_at: NotRequired[float]
+    memory_consolidation_compaction_count: NotRequired[int]
+    memory_consolidation_at: NotRequired[float]
+    memory_capture_last_id: NotRequired[str]
     compaction_summary_id: NotRequired[str]

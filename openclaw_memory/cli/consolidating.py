@@ -1,0 +1,72 @@
+"""``openclaw-memory consolidate``: a chat model brings ``MEMORY.md`` up to date from the
+recent daily logs (on demand, or from cron); ``--dry-run`` prints the proposal as a diff."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from openclaw_memory.errors import OpenClawMemoryError
+from openclaw_memory.memory_base import Memory
+
+__all__ = ["add_consolidate_parser", "cmd_consolidate"]
+
+
+def add_consolidate_parser(sub: Any) -> None:
+    c = sub.add_parser("consolidate", help="let a chat model update MEMORY.md from the recent "
+                                           "daily logs (replaced lines go to memory-history/)")
+    c.add_argument("--model", required=True, metavar="PROVIDER:MODEL",
+                   help="the chat model, as LangChain's init_chat_model names it "
+                        "(openai:gpt-4o-mini); needs the 'agents' extra and the provider's key")
+    c.add_argument("--base-url", default=None, metavar="URL",
+                   help="an OpenAI-compatible server's URL (a local model, a proxy)")
+    c.add_argument("--days", type=int, default=7, help="days of daily logs to read (default 7)")
+    c.add_argument("--max-edits", type=int, default=20,
+                   help="the most edits one run applies (default 20)")
+    c.add_argument("--max-input-tokens", type=int, default=8_000,
+                   help="the most the model is shown; the oldest logs are left out first")
+    c.add_argument("--dry-run", action="store_true",
+                   help="print the proposed edits as a diff; write nothing")
+    c.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def _model(args: argparse.Namespace) -> Any:
+    try:
+        from langchain.chat_models import init_chat_model
+    except ImportError as exc:
+        raise OpenClawMemoryError("consolidate needs LangChain's chat models: pip install "
+                                  "'openclaw-memory[agents]'") from exc
+    options = {"base_url": args.base_url} if args.base_url else {}
+    try:
+        return init_chat_model(args.model, **options)
+    except (ImportError, ValueError) as exc:
+        raise OpenClawMemoryError(f"cannot use the chat model {args.model!r}: {exc}") from exc
+
+
+def cmd_consolidate(memory: Memory, args: argparse.Namespace) -> None:
+    from openclaw_memory.langgraph.consolidation import MemoryConsolidation
+
+    consolidation = MemoryConsolidation(memory, _model(args), days=args.days,
+                                        max_edits=args.max_edits,
+                                        max_input_tokens=args.max_input_tokens)
+    report = consolidation.run(dry_run=args.dry_run)
+    if args.json:
+        print(json.dumps({"dry_run": report.dry_run, "diff": report.diff,
+                          "applied": list(report.applied), "skipped": list(report.skipped),
+                          "history": list(report.history), "error": report.error},
+                         ensure_ascii=False, indent=2))
+    if report.error is not None:
+        raise OpenClawMemoryError(f"consolidation failed, nothing was written: {report.error}")
+    if args.json:
+        return
+    if report.diff:
+        print(report.diff, end="")
+    for line in report.applied:
+        print(line)
+    for line in report.skipped:
+        print(f"skipped: {line}")
+    if not report.diff:
+        print("MEMORY.md is current: nothing to change")
+    elif report.dry_run:
+        print("dry run: nothing was written")

@@ -1,0 +1,270 @@
+"""Consolidation: a silent model turn proposes edits to MEMORY.md from the recent daily logs;
+a dry run shows them as a diff, applying goes through curation (concurrency check, history),
+a second run changes nothing, the turn is bounded, never in group chats and never streamed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_entry import ENTRY_POINT
+from consolidation_brain import consolidating_model_step, propose
+from fake_chat import ScriptedChatModel, ai, call
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langgraph.graph import END, START, StateGraph
+from openai_server import CHAT_PATH, FakeOpenAIServer, RecordedRequest, Reply, chat_reply, wire_tool_call
+
+from openclaw_memory import MemoryIndex
+from openclaw_memory.consolidation import ProposedEdits, plan_edits, take_snapshot
+from openclaw_memory.errors import OpenClawMemoryError
+from openclaw_memory.langchain import ScopedMemory
+from openclaw_memory.langgraph import (
+    MemoryConsolidation,
+    MemoryGraphState,
+    memory_consolidation_node,
+)
+
+OPTS: dict[str, Any] = {"embedding": {"provider": "none"}, "timezone": "UTC"}
+NOW = datetime(2026, 11, 25, 12, tzinfo=UTC)
+CURATED = ("# Facts\n\n- Ada lives in Paris.\n- Ada works at Acme. (as of 2026-01-02)\n"
+           "- Ada lives in Paris.\n")
+
+
+@pytest.fixture()
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "memory").mkdir(parents=True)
+    (root / "MEMORY.md").write_text(CURATED)
+    (root / "memory" / "2026-11-23.md").write_text("- Lunch with the design team.\n")
+    (root / "memory" / "2026-11-24.md").write_text(
+        "- Ada told me she moved to Berlin last month.\n- Ada prefers tea over coffee.\n")
+    return root
+
+
+@pytest.fixture()
+def memory(ws: Path, tmp_path: Path) -> Any:
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite", **OPTS) as opened:
+        opened.sync()
+        yield opened
+
+
+def _consolidation(memory: MemoryIndex, model: Any = None, **options: Any) -> MemoryConsolidation:
+    model = model or ScriptedChatModel(script=[consolidating_model_step], repeat_last=True)
+    return MemoryConsolidation(memory, model, clock=lambda: NOW, **options)
+
+
+def test_a_dry_run_shows_the_proposal_as_a_diff_and_writes_nothing(memory: MemoryIndex,
+                                                                   ws: Path) -> None:
+    report = _consolidation(memory).run(dry_run=True)
+    assert report.dry_run and report.applied == () and report.error is None
+    assert "-- Ada lives in Paris." in report.diff
+    assert "+- Ada lives in Berlin. (as of 2026-11-24)" in report.diff
+    assert "+- Ada prefers tea over coffee. (as of 2026-11-24)" in report.diff
+    assert (ws / "MEMORY.md").read_text() == CURATED
+    assert not (ws / "memory-history").exists()
+
+
+def test_applying_corrects_the_stale_fact_drops_the_copy_keeps_both_in_history_and_the_new_fact_is_found(
+        memory: MemoryIndex, ws: Path) -> None:
+    report = _consolidation(memory).run()
+    assert report.error is None
+    assert sorted(report.applied) == ["added MEMORY.md#L6", "removed MEMORY.md#L5",
+                                      "updated MEMORY.md#L3"]
+    text = (ws / "MEMORY.md").read_text()
+    assert "Paris" not in text and "- Ada lives in Berlin. (as of 2026-11-24)" in text
+    assert text.count("Ada prefers tea over coffee.") == 1
+    history = "".join(p.read_text() for p in (ws / "memory-history").glob("*.md"))
+    assert history.count("> - Ada lives in Paris.") == 2  # the replaced and the removed line
+    for citation in report.history:
+        assert "Paris" in memory.get(citation).text
+    top = memory.search("Where does Ada live?").results[0]
+    assert top.path == "MEMORY.md" and "Berlin" in top.snippet and top.as_of == "2026-11-24"
+
+
+def test_a_second_run_over_the_same_files_changes_nothing(memory: MemoryIndex, ws: Path) -> None:
+    consolidation = _consolidation(memory)
+    assert consolidation.run().changed
+    after_first = (ws / "MEMORY.md").read_bytes()
+    again = consolidation.run()
+    assert again.applied == () and again.diff == "" and again.error is None
+    assert (ws / "MEMORY.md").read_bytes() == after_first
+
+
+def test_a_model_repeating_its_first_proposal_changes_nothing_the_second_time(
+        memory: MemoryIndex, ws: Path) -> None:
+    # Whatever the model says, an update to the same words and an addition already present
+    # are dropped before anything is written.
+    first = ai("", call("propose_memory_edits", edits=[
+        {"action": "update", "lines": "L3", "text": "- Ada lives in Berlin. (as of 2026-11-24)"},
+        {"action": "add", "text": "Ada prefers tea over coffee. (as of 2026-11-24)"}]))
+    model = ScriptedChatModel(script=[first], repeat_last=True)
+    consolidation = _consolidation(memory, model)
+    assert len(consolidation.run().applied) == 2
+    snapshot = (ws / "MEMORY.md").read_bytes()
+    again = consolidation.run()
+    assert again.applied == () and (ws / "MEMORY.md").read_bytes() == snapshot
+    assert any("no change" in s for s in again.skipped)
+    assert any("already in the file" in s for s in again.skipped)
+
+
+def test_lines_changed_after_the_model_read_them_are_a_conflict_and_nothing_of_that_edit_is_written(
+        memory: MemoryIndex, ws: Path) -> None:
+    def edits_meanwhile(messages: list[BaseMessage]) -> AIMessage:
+        answer = consolidating_model_step(messages)
+        # A person fixes line 3 by hand while the model is thinking.
+        memory.edit("MEMORY.md#L3", "- Ada lives in Paris.", "- Ada lives in Munich.")
+        return answer
+
+    report = _consolidation(memory, ScriptedChatModel(script=[edits_meanwhile])).run()
+    text = (ws / "MEMORY.md").read_text()
+    assert "Ada lives in Munich." in text and "Berlin" not in text
+    assert any("L3" in s and "changed since" in s for s in report.skipped)
+    assert "removed MEMORY.md#L5" in report.applied  # the rest of the plan still applies
+
+
+def test_edits_of_lines_not_shown_overlapping_blank_or_over_the_limit_are_refused_with_why(
+        memory: MemoryIndex) -> None:
+    target = ScopedMemory(memory)
+    snapshot = take_snapshot(target, today=NOW.date(), days=7, max_tokens=4_000)
+    proposal = ProposedEdits.model_validate({"edits": [
+        {"action": "update", "lines": "L3", "text": "- Ada lives in Rome."},
+        {"action": "remove", "lines": "L3-L4"},
+        {"action": "remove", "lines": "L40"},
+        {"action": "remove", "lines": "L2"},
+        {"action": "update", "lines": "L4", "text": ""},
+        {"action": "remove", "lines": "somewhere"},
+        {"action": "add", "text": "- Ada works at Acme."},
+        {"action": "add", "text": "- Ada has a cat."},
+        {"action": "add", "text": "- Ada has a dog."}]})
+    plan = plan_edits(snapshot, proposal, max_edits=2)
+    assert [(e.action, e.start) for e in plan.edits] == [("update", 3), ("add", 0)]
+    why = dict(plan.rejected)
+    assert why["remove L3-L4"] == "overlaps an earlier edit of this run"
+    assert why["remove L40"] == "lines 40-40 are not lines shown (1-5)"
+    assert why["remove L2"] == "the lines are blank: nothing to edit there"
+    assert why["update L4"] == "an update needs the new text"
+    assert "no lines named" in why["remove somewhere"]
+    assert why["add  - Ada works at Acme."] == "already in the file"
+    assert why["add  - Ada has a dog."] == "over the limit of 2 edits per run"
+
+
+def test_the_model_reads_at_most_its_token_budget_the_oldest_logs_left_out_first(
+        memory: MemoryIndex, ws: Path) -> None:
+    for day in range(1, 23):
+        (ws / "memory" / f"2026-11-{day:02d}.md").write_text(f"- Day {day}: " + "words " * 120 + "\n")
+    memory.sync()
+    seen: list[str] = []
+
+    def reads(messages: list[BaseMessage]) -> AIMessage:
+        seen.append(str(messages[-1].content))
+        return ai("NO_REPLY")
+
+    report = _consolidation(memory, ScriptedChatModel(script=[reads]), days=30,
+                            max_input_tokens=1_500).run()
+    assert report.applied == () and report.error is None
+    prompt = seen[0]
+    assert "### memory/2026-11-24.md" in prompt and "### memory/2026-11-01.md" not in prompt
+    assert "older log(s) not shown" in prompt
+    from openclaw_memory.indexing.tokens import count_tokens
+    shown = prompt.split("Today is", 1)[1]
+    assert count_tokens(shown) <= 1_500 + 50
+
+
+def test_consolidation_refuses_group_chats_and_its_node_skips_them(memory: MemoryIndex,
+                                                                    ws: Path) -> None:
+    consolidation = _consolidation(memory)
+    with pytest.raises(OpenClawMemoryError, match="direct chats only"):
+        consolidation.run(chat_type="group")
+    state = {"messages": [], "compaction_count": 0, "memory_flush_compaction_count": 0}
+    config = {"configurable": {"chat_type": "group"}}
+    assert consolidation.update(state, config) == {}
+    assert (ws / "MEMORY.md").read_text() == CURATED
+
+
+def test_a_failing_model_is_reported_and_writes_nothing(memory: MemoryIndex, ws: Path) -> None:
+    def fails(messages: list[BaseMessage]) -> AIMessage:
+        raise RuntimeError("upstream 500")
+
+    report = _consolidation(memory, ScriptedChatModel(script=[fails])).run()
+    assert report.error is not None and "upstream 500" in report.error
+    garbled = _consolidation(memory, ScriptedChatModel(script=[ai("I think Ada moved?")])).run()
+    assert garbled.error is not None and "without a proposal" in garbled.error
+    assert (ws / "MEMORY.md").read_text() == CURATED
+
+
+def _graph(memory: MemoryIndex, model: ScriptedChatModel) -> Any:
+    def agent(state: MemoryGraphState) -> dict[str, Any]:
+        return {"messages": [AIMessage(content="Sure.")]}
+
+    graph = StateGraph(MemoryGraphState)
+    graph.add_node("consolidate", memory_consolidation_node(memory, model, clock=lambda: NOW))
+    graph.add_node("agent", agent)
+    graph.add_edge(START, "consolidate")
+    graph.add_edge("consolidate", "agent")
+    graph.add_edge("agent", END)
+    return graph.compile()
+
+
+def test_the_node_runs_once_per_cycle_after_the_flush_and_nothing_reaches_the_stream(
+        memory: MemoryIndex, ws: Path) -> None:
+    model = ScriptedChatModel(script=[consolidating_model_step], repeat_last=True)
+    app = _graph(memory, model)
+    not_flushed = {"messages": [HumanMessage(content="hi")], "compaction_count": 1,
+                   "memory_flush_compaction_count": 0}
+    assert "memory_consolidation_compaction_count" not in app.invoke(not_flushed)
+    assert model.calls == []
+    flushed = {**not_flushed, "memory_flush_compaction_count": 1}
+    streamed = list(app.stream(flushed, stream_mode=["messages", "updates"]))
+    assert len(model.calls) == 1 and "Berlin" in (ws / "MEMORY.md").read_text()
+    messages = [chunk for mode, chunk in streamed if mode == "messages"]
+    assert all("propose_memory_edits" not in json.dumps(str(m)) for m in messages)
+    assert [m[0].content for m in messages] == ["Sure."]
+    updates = [chunk for mode, chunk in streamed if mode == "updates"]
+    assert updates[0]["consolidate"]["memory_consolidation_compaction_count"] == 1
+    assert "messages" not in updates[0]["consolidate"]
+    again = app.invoke({**flushed, "memory_consolidation_compaction_count": 1})
+    assert len(model.calls) == 1 and again["memory_consolidation_compaction_count"] == 1
+
+
+def test_the_cli_prints_a_dry_run_diff_then_applies_with_the_real_openai_client(
+        ws: Path, tmp_path: Path) -> None:
+    def model(request: RecordedRequest) -> Reply:
+        prompt = request.json["messages"][-1]["content"]
+        return chat_reply(request, None, [wire_tool_call("propose_memory_edits",
+                                                         {"edits": propose(prompt)})])
+
+    env = {"OPENAI_API_KEY": "sk-test", "OPENCLAW_MEMORY_STATE_DIR": str(tmp_path / "state"),
+           "PATH": "/usr/bin:/bin"}
+    with FakeOpenAIServer() as server:
+        server.route(CHAT_PATH, model)
+        base = [ENTRY_POINT, "--workspace", str(ws), "--provider", "none", "consolidate",
+                "--model", "openai:gpt-4o-mini", "--base-url", server.base_url, "--days", "3650"]
+        dry = subprocess.run([*base, "--dry-run"], capture_output=True, text=True, env=env,
+                             timeout=120)
+        assert dry.returncode == 0, dry.stderr
+        assert "+- Ada lives in Berlin." in dry.stdout and "dry run: nothing was written" in dry.stdout
+        assert (ws / "MEMORY.md").read_text() == CURATED
+        applied = subprocess.run(base, capture_output=True, text=True, env=env, timeout=120)
+        assert applied.returncode == 0, applied.stderr
+        assert "updated MEMORY.md#L3" in applied.stdout
+        again = subprocess.run([*base, "--json"], capture_output=True, text=True, env=env,
+                               timeout=120)
+        assert json.loads(again.stdout)["applied"] == []
+        body = server.requests[-1].json
+        assert body["tool_choice"]["function"]["name"] == "propose_memory_edits"
+    assert "Berlin" in (ws / "MEMORY.md").read_text()
+    assert "Paris" in "".join(p.read_text() for p in (ws / "memory-history").glob("*.md"))
+
+
+def test_the_cli_says_clearly_when_the_model_cannot_be_built(ws: Path, tmp_path: Path) -> None:
+    result = subprocess.run([ENTRY_POINT, "--workspace", str(ws), "--provider", "none",
+                             "consolidate", "--model", "nonsense-provider:x"],
+                            capture_output=True, text=True, timeout=120,
+                            env={"OPENCLAW_MEMORY_STATE_DIR": str(tmp_path / "s"),
+                                 "PATH": "/usr/bin:/bin"})
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert "cannot use the chat model 'nonsense-provider:x'" in result.stderr

@@ -17,7 +17,12 @@ unchanged facts. Reported per configuration:
 * stale above current: among current-value questions whose six hits hold both the current
   value and an earlier one, the share where an earlier one ranks higher;
 * history recall@6 (the value before the current one is among the six hits);
-* unchanged-fact recall@1.
+* unchanged-fact recall@1;
+* ``consolidated``: the same questions after a weekly consolidation (``MemoryConsolidation``,
+  seven days of logs a run, replayed over the set's months) with a scripted chat model
+  (``_scripted_consolidator.py``: it follows the prompt by the set's templates), and what
+  consolidation left: stale statements in ``MEMORY.md``, replaced lines missing from the
+  history, and what a second run over the final files changed.
 
 Everything is generated (seeded), so the set is the same on every machine; nothing is read from
 the development sets.
@@ -27,12 +32,13 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import statistics
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +47,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _common import machine_report  # noqa: E402
+from _scripted_consolidator import ScriptedConsolidator, Templates  # noqa: E402
 
 from openclaw_memory import MemoryIndex  # noqa: E402
+from openclaw_memory.langgraph import MemoryConsolidation  # noqa: E402
 
 START = date(2025, 1, 6)
 
@@ -148,6 +156,10 @@ def _facts(rng: random.Random) -> list[Fact]:
 
 def build(root: Path, seed: int = 7) -> list[Question]:
     """Write the workspace under ``root``; the questions about it."""
+    return build_facts(root, seed)[0]
+
+
+def build_facts(root: Path, seed: int = 7) -> tuple[list[Question], list[Fact]]:
     rng = random.Random(seed)
     facts = _facts(rng)
     days: dict[date, list[str]] = {}
@@ -186,7 +198,43 @@ def build(root: Path, seed: int = 7) -> list[Question]:
         else:
             questions.append(Question(fact.current_q.format(s=fact.subject), "unchanged",
                                       current, []))
-    return questions
+    return questions, facts
+
+
+def consolidate(ws: Path, index: Path, facts: list[Fact]) -> dict[str, float]:
+    """Replay a weekly consolidation over the set's months; what it left behind."""
+    model = ScriptedConsolidator(templates=Templates([EN, EN_PROJECT, ZH, ZH_PROJECT]))
+    last = max(day for fact in facts for day in fact.dates) + timedelta(days=7)
+    applied = 0
+    with MemoryIndex.open(ws, index_path=index) as memory:
+        memory.sync()
+        day = START
+        while day <= last:
+            moment = datetime(day.year, day.month, day.day, 23, tzinfo=UTC)
+            weekly = MemoryConsolidation(memory, model, days=7, max_input_tokens=20_000,
+                                         clock=lambda m=moment: m)
+            while True:  # as a scheduled job does: again while edits are left over the limit
+                run = weekly.run()
+                applied += len(run.applied)
+                if not run.over_limit or not run.applied:
+                    break
+            day += timedelta(days=7)
+        again = MemoryConsolidation(memory, model, days=3650, max_input_tokens=200_000,
+                                    clock=lambda: datetime(last.year, last.month, last.day,
+                                                           23, tzinfo=UTC)).run()
+    curated = (ws / "MEMORY.md").read_text(encoding="utf-8")
+    history = "".join(p.read_text(encoding="utf-8") for p in (ws / "memory-history").glob("*.md"))
+    stale = lost = changed = 0
+    for fact in facts:
+        if len(fact.values) < 2:
+            continue
+        changed += 1
+        stale += any(f"{fact.first.format(s=fact.subject, v=v)} " in curated + " " or
+                     f"- {fact.first.format(s=fact.subject, v=v)}\n" in curated
+                     for v in fact.values[:-1])
+        lost += f"> - {fact.first.format(s=fact.subject, v=fact.values[0])}" not in history
+    return {"edits": float(applied), "changed_facts": float(changed), "stale_left": float(stale),
+            "lost": float(lost), "second_run_edits": float(len(again.applied) + len(again.skipped))}
 
 
 CONFIGS: dict[str, dict[str, Any]] = {
@@ -238,24 +286,37 @@ def evaluate(ws: Path, index: Path, questions: list[Question],
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--configs", default="default,newer-first,keyword-only")
+    parser.add_argument("--configs", default="default,newer-first,keyword-only,consolidated")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     print(machine_report())
     with tempfile.TemporaryDirectory() as tmp:
         ws = Path(tmp) / "ws"
-        questions = build(ws, args.seed)
+        questions, facts = build_facts(ws, args.seed)
         kinds = {k: sum(q.kind == k for q in questions) for k in ("current", "history",
                                                                   "unchanged")}
         print(f"knowledge-update set: {len(questions)} questions ({kinds}), "
               f"{len(list((ws / 'memory').glob('*.md')))} daily logs")
         print(f"{'config':16} {'current@1':>9} {'current@6':>9} {'stale>cur':>9} "
               f"{'history@6':>9} {'unchanged@1':>11} {'p50 ms':>7}")
+        left = None
         for name in args.configs.split(","):
-            figures = evaluate(ws, Path(tmp) / f"{name}.sqlite", questions, CONFIGS[name])
+            if name == "consolidated":
+                copy = Path(tmp) / "consolidated"
+                shutil.copytree(ws, copy)
+                left = consolidate(copy, Path(tmp) / "consolidated.sqlite", facts)
+                figures = evaluate(copy, Path(tmp) / "consolidated.sqlite", questions, {})
+            else:
+                figures = evaluate(ws, Path(tmp) / f"{name}.sqlite", questions, CONFIGS[name])
             print(f"{name:16} {figures['current@1']:9.1f} {figures['current@6']:9.1f} "
                   f"{figures['stale_above_current']:9.1f} {figures['history@6']:9.1f} "
                   f"{figures['unchanged@1']:11.1f} {figures['p50_ms']:7.1f}")
+        if left is not None:
+            print(f"consolidation (scripted model, weekly): {left['edits']:.0f} edits applied; "
+                  f"changed facts with a stale statement left in MEMORY.md: "
+                  f"{left['stale_left']:.0f} of {left['changed_facts']:.0f}; replaced lines "
+                  f"missing from memory-history/: {left['lost']:.0f}; a second run over the "
+                  f"final files proposed {left['second_run_edits']:.0f} edit(s)")
     print(machine_report())
 
 

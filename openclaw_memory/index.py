@@ -466,8 +466,11 @@ class MemoryIndex(Memory):
             content = stamp_date(normalise_note(content),
                                  today(self.settings.timezone, now).isoformat())
         threshold = self.settings.write.restatement_similarity
+        curated = (f"{area}/MEMORY.md" if area is not None else self.curated_name()
+                   ) if target == "memory" else None
         found = None if threshold is None else find_restatement(
-            self, content, threshold=threshold, path_prefix=None if area is None else area + "/")
+            self, content, threshold=threshold, path_prefix=None if area is None else area + "/",
+            only_in=curated)
         if found is not None:  # said already, in other words: cite it instead of a copy
             return WriteResult(found.path, found.line, found.line, False, "duplicate")
         if area is not None and target == "memory":

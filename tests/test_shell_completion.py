@@ -35,7 +35,7 @@ def test_bash_offers_the_commands(tmp_path: Path) -> None:
     assert bash_complete("openclaw-memory s", tmp_path) == ["search", "status"]
     assert set(bash_complete("openclaw-memory ", tmp_path)) == {
         "index", "search", "get", "write", "status", "eval", "watch", "publish", "export",
-        "edit", "forget", "history"}
+        "edit", "forget", "history", "consolidate"}
 
 
 def test_bash_offers_a_commands_own_options_and_the_global_ones(tmp_path: Path) -> None:

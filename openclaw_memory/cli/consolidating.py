@@ -66,6 +66,9 @@ def cmd_consolidate(memory: Memory, args: argparse.Namespace) -> None:
         print(line)
     for line in report.skipped:
         print(f"skipped: {line}")
+    if report.over_limit:
+        print(f"{report.over_limit} more edit(s) proposed past --max-edits: run consolidate "
+              "again to apply them")
     if not report.diff:
         print("MEMORY.md is current: nothing to change")
     elif report.dry_run:

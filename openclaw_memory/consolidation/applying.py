@@ -39,6 +39,12 @@ class ConsolidationReport:
     def changed(self) -> bool:
         return bool(self.applied)
 
+    @property
+    def over_limit(self) -> int:
+        """Proposed edits left for a next run by the per-run limit (run again to apply them)."""
+        return 0 if self.plan is None else sum(
+            1 for _label, why in self.plan.rejected if why.startswith("over the limit"))
+
 
 def apply_plan(curator: Curator, plan: Plan, *, diff: str = "") -> ConsolidationReport:
     applied: list[str] = []

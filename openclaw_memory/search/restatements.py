@@ -52,19 +52,27 @@ def _pinned(text: str) -> set[str]:
 
 
 def find_restatement(memory: Memory, note: str, *, threshold: float,
-                     path_prefix: str | None = None) -> Restatement | None:
-    """The line of memory that ``note`` restates, if any (needs an embedding provider)."""
+                     path_prefix: str | None = None,
+                     only_in: str | None = None) -> Restatement | None:
+    """The line of memory that ``note`` restates, if any: the same words in any file (its
+    date stamp and list marker aside), or, with an embedding provider, the same meaning.
+    ``only_in``: look in that file alone (a fact promoted from a daily log to ``MEMORY.md``
+    is not a copy of the log's line)."""
     provider = memory.provider
     bare = _bare(note)
-    if provider is None or not bare or "\n" in bare.strip():
+    if not bare or "\n" in bare.strip():
         return None  # a multi-line note is a document, not one fact to compare
-    response = memory.search(bare, max_results=_CANDIDATES, path_prefix=path_prefix)
+    response = memory.search(bare, max_results=_CANDIDATES, path_prefix=path_prefix,
+                             path_filter=None if only_in is None else only_in.__eq__)
     lines: list[tuple[str, int, str]] = []
     for hit in response.results:
         cited = hit.snippet.split("\n\nSource: ", 1)[0].split("\n")
         lines += [(hit.path, hit.start_line + k, text) for k, text in enumerate(cited)
                   if _bare(text)]
-    if not lines:
+    same = next(((p, n, t) for p, n, t in lines if _bare(t).casefold() == bare.casefold()), None)
+    if same is not None:
+        return Restatement(*same, 1.0)
+    if provider is None or not lines:
         return None
     try:
         vectors = np.asarray(provider.embed_documents([bare, *(_bare(t) for _p, _n, t in lines)]),

@@ -130,6 +130,8 @@ def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = 
              for hit, line in zip(hits, lines, strict=True)]
     if not reorder or any(hit.explanation.date_match for hit in dated):
         return tuple(dated)  # (or the question names the time it asks about: that one)
+    if now and embed is not None:
+        return present_value_first(dated, lines, question, asked, embed)
     words = [_words(line) for line in lines]
     pairs = [(i, j) for i in range(len(dated)) for j in range(len(dated))
              if _candidates(dated[i], dated[j], words[i], words[j], asked, logs=now)]
@@ -149,6 +151,67 @@ def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = 
             order.pop(at_new)
             order.insert(at_old, j)
     return tuple(replace(dated[k], superseded_by=superseded.get(k)) for k in order)
+
+
+#: An answer to a "now" question: its fact line's cosine with the question, both without the
+#: subject's name and the "now" words, at least this share of the best line's, and at least
+#: :data:`ANSWER_FLOOR`.
+ANSWER_SHARE = 0.7
+ANSWER_FLOOR = 0.12
+#: The subject of a question: its terms found in at least this share of the hits' fact lines
+#: (the person's name is in every line about them; the thing asked about in few).
+SUBJECT_SHARE = 0.6
+
+
+def present_value_first(hits: Sequence[SearchHit], lines: Sequence[str], question: str,
+                        asked: set[str], embed: Embed) -> tuple[SearchHit, ...]:
+    """For a question asking the present value: the hits whose fact lines answer it (about
+    its subject, and close in meaning once the subject's name is left out), newest first in
+    the places they held; an undated curated line counts as older than any dated note. The
+    older answers are marked ``superseded_by`` the newest. Other hits keep their places."""
+    about = [k for k, line in enumerate(lines) if (_words(line) - _now_terms(line)) & asked]
+    if len(about) < 2:
+        return tuple(hits)
+    counts: dict[str, int] = {}
+    for k in about:
+        for term in _words(lines[k]) & asked:
+            counts[term] = counts.get(term, 0) + 1
+    subject = {t for t, n in counts.items() if n >= SUBJECT_SHARE * len(about)}
+    if not subject:
+        return tuple(hits)
+    texts = [_without(question, subject), *(_without(lines[k], subject) for k in about)]
+    try:
+        vectors = np.asarray(embed(texts), dtype=np.float32)
+    except Exception:  # an embedding outage must not fail a search that already has its hits
+        return tuple(hits)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit = vectors / np.where(norms == 0, 1.0, norms)
+    closeness = unit[1:] @ unit[0]
+    floor = max(ANSWER_FLOOR, ANSWER_SHARE * float(closeness.max()))
+    answers = [k for k, c in zip(about, closeness, strict=True) if float(c) >= floor]
+    if len(answers) < 2:
+        return tuple(hits)
+    newest = sorted(answers, key=lambda k: (hits[k].as_of or "", -k), reverse=True)
+    order = list(range(len(hits)))
+    for place, k in zip(sorted(answers), newest, strict=True):
+        order[place] = k
+    top = hits[newest[0]]
+    marked = {k: top.citation or top.path for k in newest[1:]
+              if (hits[k].as_of or "") < (top.as_of or "")}
+    return tuple(replace(hits[k], superseded_by=marked.get(k)) for k in order)
+
+
+def _now_terms(text: str) -> set[str]:
+    return {m.group(0).lower() for m in _NOW.finditer(text)}
+
+
+def _without(text: str, subject: set[str]) -> str:
+    """``text`` without the subject's terms, the "now" words and the date stamp."""
+    out = _NOW.sub(" ", DATE_STAMP.sub("", text))
+    for term in sorted(subject, key=len, reverse=True):
+        out = re.sub(rf"(?i)\b{re.escape(term)}(?:'s)?\b" if term.isascii() else re.escape(term),
+                     " ", out)
+    return " ".join(out.split()) or "-"
 
 
 def _candidates(old: SearchHit, new: SearchHit, a: set[str], b: set[str],

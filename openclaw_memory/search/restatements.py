@@ -16,7 +16,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.files.notes import DATE_STAMP
+from openclaw_memory.search.textsearch import STOP_WORDS
+from openclaw_memory.types import SearchHit
 
 if TYPE_CHECKING:
     from openclaw_memory.memory_base import Memory
@@ -41,14 +44,28 @@ def _bare(line: str) -> str:
 
 
 def _pinned(text: str) -> set[str]:
-    """The tokens a restatement must keep: numbers, and names (capitalised past the first
-    word of a sentence)."""
+    """The tokens a restatement must keep: numbers, and names (capitalised words; the first
+    word of the note too unless it is a common word: "Kestrel switched to MongoDB" is about
+    Kestrel, "The team..." is not about "the")."""
     tokens = _TOKEN.findall(text)
     out = set()
     for n, token in enumerate(tokens):
-        if any(ch.isdigit() for ch in token) or (n > 0 and token[:1].isupper()):
+        named = token[:1].isupper() and (n > 0 or token.lower() not in STOP_WORDS)
+        if any(ch.isdigit() for ch in token) or named:
             out.add(token.lower())
     return out
+
+
+def _hit_lines(memory: Memory, hit: SearchHit) -> list[str]:
+    """Every line a hit cites, read from its file (a snippet is cut short at its character
+    bound, and a long chunk's other lines would go unchecked)."""
+    if hit.source != "memory":
+        return hit.snippet.split("\n\nSource: ", 1)[0].split("\n")
+    try:
+        note = memory.get(hit.path, hit.start_line, hit.end_line - hit.start_line + 1)
+    except OpenClawMemoryError:  # gone meanwhile: what the snippet shows is all there is
+        return hit.snippet.split("\n\nSource: ", 1)[0].split("\n")
+    return note.text.split("\n")
 
 
 def find_restatement(memory: Memory, note: str, *, threshold: float,
@@ -66,8 +83,7 @@ def find_restatement(memory: Memory, note: str, *, threshold: float,
                              path_filter=None if only_in is None else only_in.__eq__)
     lines: list[tuple[str, int, str]] = []
     for hit in response.results:
-        cited = hit.snippet.split("\n\nSource: ", 1)[0].split("\n")
-        lines += [(hit.path, hit.start_line + k, text) for k, text in enumerate(cited)
+        lines += [(hit.path, hit.start_line + k, text) for k, text in enumerate(_hit_lines(memory, hit))
                   if _bare(text)]
     same = next(((p, n, t) for p, n, t in lines if _bare(t).casefold() == bare.casefold()), None)
     if same is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import re
 
-__all__ = ["fts_body", "keyword_terms", "match_expression", "parse_match", "quote_term"]
+__all__ = ["STOP_WORDS", "fts_body", "keyword_terms", "match_expression", "parse_match", "quote_term"]
 
 _CJK = (
     "\u2e80-\u2fff\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4ff"
@@ -27,7 +27,7 @@ _SPLIT_CJK = re.compile(f"([{_CJK}]+)")
 
 # Function words that carry no topic in questions, for the languages OpenClaw users write in.
 # Removing them matters because the MATCH is an OR: "what" would otherwise match everything.
-_STOP_WORDS = frozenset(
+STOP_WORDS = frozenset(
     """
     a about above after again against all also am an and any are as at be because been before
     being below between both but by can could did do does doing done down during each else ever
@@ -75,7 +75,7 @@ def keyword_terms(query: str) -> list[str]:
                 cjk.extend(_cjk_terms(part))
             elif part != "_":
                 words.append(part)
-    content = [w for w in words if w not in _STOP_WORDS]
+    content = [w for w in words if w not in STOP_WORDS]
     terms = (content or words) + cjk
     return list(dict.fromkeys(terms))
 

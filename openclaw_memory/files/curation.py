@@ -35,8 +35,9 @@ from openclaw_memory.files.reading import decode_text, io_errors, split_lines
 from openclaw_memory.files.workspace import HISTORY_DIR, ResolvedPath, Workspace
 from openclaw_memory.indexing.chunking import editor_lines_text
 
-__all__ = ["AS_OF", "HISTORY_DIR", "CurationError", "EditResult", "edit_lines", "history_path",
-           "stamp_date"]
+__all__ = ["AS_OF", "HISTORY_DIR", "CurationError", "EditResult", "appended_entry",
+           "applied_result", "check_edit", "edit_lines", "history_entry", "history_path",
+           "new_lines_of", "replace_lines", "stamp_date"]
 
 AS_OF = DATE_STAMP  # the stamp a line ends with: when the fact on it was learned
 _NEW_FILE_MODE = 0o600
@@ -100,31 +101,56 @@ def edit_lines(ws: Workspace, path: str, start_line: int, end_line: int, *, expe
     """Replace lines ``start_line..end_line`` of a curated file by ``replacement`` (None:
     remove them), if they hold ``expected`` (compared line by line, trailing spaces aside)."""
     resolved = ws.resolve(path, purpose="write")
-    if resolved.kind not in ("memory_md", "memory_other"):
-        raise CurationError(f"{resolved.rel_path} is not a curated file: daily logs are "
-                            "append-only (write a correcting note today instead)")
-    if start_line < 1 or end_line < start_line:
-        raise CurationError(f"lines {start_line}-{end_line} are not a range of lines")
+    check_edit(resolved.kind, resolved.rel_path, start_line, end_line)
     moment = now or datetime.now(UTC)
-    new_lines = _new_lines(replacement, today(tz, moment).isoformat() if stamp else None)
+    new_lines = new_lines_of(replacement, tz, moment, stamp)
     with io_errors("write", resolved.rel_path), _locked_existing(ws, resolved) as (fd, dir_fd):
-        data = read_fd(fd)
-        lines = split_lines(editor_lines_text(decode_text(data)))
-        wanted = [line.rstrip() for line in normalise_note(expected).split("\n")]
-        have = [line.rstrip() for line in lines[start_line - 1:end_line]]
-        if have != wanted:
-            return EditResult(resolved.rel_path, start_line, end_line, "conflict", False,
-                              current="\n".join(lines[start_line - 1:end_line]),
-                              moved_to=_find(lines, wanted))
-        updated = lines[:start_line - 1] + new_lines + lines[end_line:]
-        payload = ("\n".join(updated) + "\n").encode("utf-8") if updated else b""
+        outcome = replace_lines(decode_text(read_fd(fd)), resolved.rel_path, start_line,
+                                end_line, expected, new_lines)
+        if isinstance(outcome, EditResult):
+            return outcome
+        payload, have = outcome
         mode = stat.S_IMODE(os.fstat(fd).st_mode)
         swap_in(dir_fd, resolved.name, payload, mode=mode)
     record = _record_history(ws, resolved.rel_path, start_line, end_line, have, new_lines,
                              reason, tz, moment)
+    return applied_result(resolved.rel_path, start_line, new_lines, record)
+
+
+def replace_lines(text: str, rel_path: str, start_line: int, end_line: int, expected: str,
+                  new_lines: list[str]) -> tuple[bytes, list[str]] | EditResult:
+    """The file's new bytes and the lines replaced, or the conflict when ``start_line..
+    end_line`` do not hold ``expected`` (compared line by line, trailing spaces aside)."""
+    lines = split_lines(editor_lines_text(text))
+    wanted = [line.rstrip() for line in normalise_note(expected).split("\n")]
+    have = [line.rstrip() for line in lines[start_line - 1:end_line]]
+    if have != wanted:
+        return EditResult(rel_path, start_line, end_line, "conflict", False,
+                          current="\n".join(lines[start_line - 1:end_line]),
+                          moved_to=_find(lines, wanted))
+    updated = lines[:start_line - 1] + new_lines + lines[end_line:]
+    return ("\n".join(updated) + "\n").encode("utf-8") if updated else b"", have
+
+
+def check_edit(kind: str, rel_path: str, start_line: int, end_line: int) -> None:
+    """Refuse what curation never edits: daily logs, other kinds, ranges that are none."""
+    if kind not in ("memory_md", "memory_other"):
+        raise CurationError(f"{rel_path} is not a curated file: daily logs are "
+                            "append-only (write a correcting note today instead)")
+    if start_line < 1 or end_line < start_line:
+        raise CurationError(f"lines {start_line}-{end_line} are not a range of lines")
+
+
+def applied_result(rel_path: str, start_line: int, new_lines: list[str],
+                   history: str) -> EditResult:
     action: EditAction = "replaced" if new_lines else "removed"
     last = start_line + len(new_lines) - 1 if new_lines else start_line - 1
-    return EditResult(resolved.rel_path, start_line, last, action, True, history=record)
+    return EditResult(rel_path, start_line, last, action, True, history=history)
+
+
+def new_lines_of(replacement: str | None, tz: str | None, moment: datetime,
+                 stamp: bool = True) -> list[str]:
+    return _new_lines(replacement, today(tz, moment).isoformat() if stamp else None)
 
 
 def _new_lines(replacement: str | None, day: str | None) -> list[str]:
@@ -183,11 +209,9 @@ def _locked_existing(ws: Workspace, resolved: ResolvedPath) -> _Locked:
     return _Locked(ws, resolved)
 
 
-def _record_history(ws: Workspace, rel_path: str, start: int, end: int, old: list[str],
-                    new: list[str], reason: str | None, tz: str | None,
-                    moment: datetime) -> str:
-    """Append the edit to today's history file; the citation of the entry."""
-    target = ws.resolve(history_path(tz, moment), purpose="write")
+def history_entry(rel_path: str, start: int, end: int, old: list[str], new: list[str],
+                  reason: str | None, moment: datetime) -> list[str]:
+    """The lines of one history entry: when, what, why, the text before and after."""
     stamp = moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
     kind = "replaced" if new else "removed"
     lines = f"#L{start}" if end == start else f"#L{start}-L{end}"
@@ -197,17 +221,32 @@ def _record_history(ws: Workspace, rel_path: str, start: int, end: int, old: lis
     entry += ["", "Before:", *(f"> {line}" if line else ">" for line in old)]
     if new:
         entry += ["", "After:", *(f"> {line}" if line else ">" for line in new)]
+    return entry
+
+
+def appended_entry(existing: bytes, entry: list[str]) -> tuple[bytes, int]:
+    """The bytes that append ``entry`` to a history file holding ``existing``, and the line
+    the entry starts on."""
+    first = len(split_lines(decode_text(existing))) + (2 if existing else 1)
+    block = ("\n" if existing else "") + "\n".join(entry) + "\n"
+    if existing and not existing.endswith(b"\n"):
+        block = "\n" + block  # end the last line someone left open
+    return block.encode("utf-8"), first
+
+
+def _record_history(ws: Workspace, rel_path: str, start: int, end: int, old: list[str],
+                    new: list[str], reason: str | None, tz: str | None,
+                    moment: datetime) -> str:
+    """Append the edit to today's history file; the citation of the entry."""
+    target = ws.resolve(history_path(tz, moment), purpose="write")
+    entry = history_entry(rel_path, start, end, old, new, reason, moment)
     with io_errors("write", target.rel_path):
         fd = ws.open_file(target, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
                           _NEW_FILE_MODE, create_parents=True)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            existing = read_fd(fd)
-            first = len(split_lines(decode_text(existing))) + (2 if existing else 1)
-            block = ("\n" if existing else "") + "\n".join(entry) + "\n"
-            if existing and not existing.endswith(b"\n"):
-                block = "\n" + block  # end the last line someone left open
-            write_all(fd, block.encode("utf-8"))
+            block, first = appended_entry(read_fd(fd), entry)
+            write_all(fd, block)
             os.fsync(fd)
         finally:
             os.close(fd)

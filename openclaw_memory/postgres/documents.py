@@ -24,6 +24,7 @@ from openclaw_memory.config import MemorySettings
 from openclaw_memory.embeddings.base import EmbeddingProvider, invalid_rows
 from openclaw_memory.errors import ContentError, EmbeddingError
 from openclaw_memory.files.reading import decode_text
+from openclaw_memory.files.workspace import HISTORY_DIR
 from openclaw_memory.indexing.chunking import blank_front_matter, chunk_text, editor_lines_text
 from openclaw_memory.postgres.schema import SCHEMA
 from openclaw_memory.postgres.tenant import Tenant
@@ -149,6 +150,8 @@ class DocumentIndexer:
                 f"coalesce(%(d)s, {dims}), coalesce(%(v)s::vector, {reuse}))")
 
     def chunk(self, path: str, body: bytes) -> list[Chunk]:
+        if path.startswith(f"{HISTORY_DIR}/"):
+            return []  # kept for people and get(), never a hit: a retired fact is history
         text = decode_text(body)  # UTF-8, or UTF-16/32 with a byte-order mark
         if "\x00" in text:
             raise ContentError(f"{path} holds NUL bytes: not a text file")

@@ -27,7 +27,7 @@ from openclaw_memory.errors import (
     OpenClawMemoryError,
     WorkspaceError,
 )
-from openclaw_memory.files.curation import stamp_date
+from openclaw_memory.files.curation import EditResult, stamp_date
 from openclaw_memory.files.docpaths import document_path
 from openclaw_memory.files.notes import (
     NoteText,
@@ -50,6 +50,7 @@ from openclaw_memory.freshness.activity import (
 from openclaw_memory.indexing.sync import index_fingerprint
 from openclaw_memory.memory_base import ChatType, Memory
 from openclaw_memory.postgres.connection import Database, Limits
+from openclaw_memory.postgres.curating import edit_document
 from openclaw_memory.postgres.documents import DocumentIndexer, document_hash
 from openclaw_memory.postgres.schema import SCHEMA, SCHEMA_VERSION, migrate, text_config
 from openclaw_memory.postgres.search_side import HNSW_WITH, PostgresIndex, hnsw_build_mb
@@ -345,8 +346,9 @@ class PostgresMemory(Memory):
         """Lines of a document (a citation such as ``memory/x.md#L3-L5`` works too)."""
         path, from_line, lines = split_citation(path, from_line, lines)
         rel, kind = document_path(path)
-        if chat_type != "direct" and kind == "memory_md":
-            raise OpenClawMemoryError("MEMORY.md is private and not available in group chats")
+        if chat_type != "direct" and kind in ("memory_md", "history"):
+            raise OpenClawMemoryError("MEMORY.md and its history are private and not "
+                                      "available in group chats")
         with self.db.transaction(f"cannot read {rel}") as conn:
             body = self.indexer.body(conn, rel)
         return note_text(rel, body, from_line, lines,
@@ -380,6 +382,24 @@ class PostgresMemory(Memory):
             if block is not None:
                 self.indexer.put(conn, rel, existing + block)
         if block is not None:
+            self.index.forget_counts()  # this workspace's term counts just moved
+        return result
+
+    def edit(self, citation: str, expected: str, replacement: str | None, *,
+             reason: str | None = None, chat_type: ChatType = "direct",
+             now: datetime | None = None) -> EditResult:
+        """Replace or remove the lines ``citation`` names if they still hold ``expected``, in
+        one transaction with the history entry (:mod:`openclaw_memory.postgres.curating`)."""
+        if chat_type != "direct":
+            raise OpenClawMemoryError("curated memory is edited in direct chats only")
+        path, start, count = split_citation(citation)
+        if start is None:
+            raise OpenClawMemoryError(f"{citation!r} names no lines: give a citation such as "
+                                      "MEMORY.md#L5-L6, as memory_search returns it")
+        result = edit_document(self.db, self.indexer, self.settings, path, start,
+                               start + (count or 1) - 1, expected=expected,
+                               replacement=replacement, reason=reason, now=now)
+        if result.applied:
             self.index.forget_counts()  # this workspace's term counts just moved
         return result
 

@@ -12,6 +12,7 @@ from consolidation_brain import consolidating_model_step
 from fake_chat import ScriptedChatModel
 
 from openclaw_memory import MemoryIndex
+from openclaw_memory.cli import main
 from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.files.curation import CurationError, history_path
 from openclaw_memory.langchain import memory_tools
@@ -67,3 +68,14 @@ def test_consolidation_runs_over_the_database(memory: Any) -> None:
     assert report.applied == ("updated MEMORY.md#L3",), report.skipped
     assert "Ada lives in Berlin." in memory.get("MEMORY.md").text
     assert MemoryConsolidation(memory, model, days=3650).run().applied == ()
+
+
+def test_the_cli_edits_and_shows_the_history_on_the_database(
+        memory: Any, pg_dsn: str, capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["--backend", "postgres", "--dsn", pg_dsn, "--name", "curated", "--provider", "none"]
+    assert main([*base, "edit", "MEMORY.md#L3", "--expected", PARIS, "--to", "- Ada lives in Oslo.",
+                 "--reason", "moved north"]) == 0
+    capsys.readouterr()
+    assert main([*base, "history"]) == 0
+    out = capsys.readouterr().out
+    assert "> - Ada lives in Paris." in out and "Reason: moved north" in out

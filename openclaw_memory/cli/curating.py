@@ -67,11 +67,18 @@ def _report(result: EditResult, args: argparse.Namespace) -> None:
 
 
 def cmd_history(memory: Memory, args: argparse.Namespace) -> None:
-    folder = memory.settings.workspace / HISTORY_DIR
-    days = sorted(folder.glob("*.md"), reverse=True)[: max(1, args.days)] if folder.is_dir() else []
+    days = sorted(_history_files(memory), reverse=True)[: max(1, args.days)]
     if not days:
         print("no edits yet: nothing was replaced or removed")
         return
     for path in days:
-        note = memory.get(f"{HISTORY_DIR}/{path.name}")
-        print(f"# {HISTORY_DIR}/{path.name}\n\n{note.text.rstrip()}\n")
+        note = memory.get(path)
+        print(f"# {path}\n\n{note.text.rstrip()}\n")
+
+
+def _history_files(memory: Memory) -> list[str]:
+    """The history files' paths: a folder beside memory/, or documents in the database."""
+    if memory.backend == "postgres":
+        return [p for p in memory.indexed_paths() if p.startswith(f"{HISTORY_DIR}/")]
+    folder = memory.settings.workspace / HISTORY_DIR
+    return [f"{HISTORY_DIR}/{p.name}" for p in folder.glob("*.md")] if folder.is_dir() else []

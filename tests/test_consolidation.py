@@ -14,7 +14,10 @@ import pytest
 from cli_entry import ENTRY_POINT
 from consolidation_brain import consolidating_model_step, propose
 from fake_chat import ScriptedChatModel, ai, call
+from langchain.agents import create_agent
+from langchain.agents.middleware import SummarizationMiddleware
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from openai_server import CHAT_PATH, FakeOpenAIServer, RecordedRequest, Reply, chat_reply, wire_tool_call
 
@@ -24,6 +27,8 @@ from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.langchain import ScopedMemory
 from openclaw_memory.langgraph import (
     MemoryConsolidation,
+    MemoryConsolidationMiddleware,
+    MemoryFlushMiddleware,
     MemoryGraphState,
     memory_consolidation_node,
 )
@@ -268,3 +273,45 @@ def test_the_cli_says_clearly_when_the_model_cannot_be_built(ws: Path, tmp_path:
                                  "PATH": "/usr/bin:/bin"})
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert "cannot use the chat model 'nonsense-provider:x'" in result.stderr
+
+
+def test_with_create_agent_it_consolidates_once_per_compaction_right_after_the_flush(
+        memory: MemoryIndex, ws: Path) -> None:
+    events: list[str] = []
+
+    def flush(messages: list[BaseMessage]) -> AIMessage:
+        events.append("flush")
+        return ai("NO_REPLY")
+
+    def consolidate(messages: list[BaseMessage]) -> AIMessage:
+        events.append("consolidate")
+        return consolidating_model_step(messages)
+
+    def summary(messages: list[BaseMessage]) -> AIMessage:
+        events.append("summary")
+        return ai("the user sent status updates")
+
+    summarizer = SummarizationMiddleware(ScriptedChatModel(script=[summary], repeat_last=True),
+                                         trigger=("tokens", 700), keep=("messages", 2))
+    agent = create_agent(
+        ScriptedChatModel(script=[ai("ok " * 40)], repeat_last=True), tools=[],
+        middleware=[
+            MemoryFlushMiddleware(memory, ScriptedChatModel(script=[flush], repeat_last=True),
+                                  summarization=summarizer, context_window=1000,
+                                  reserve_tokens_floor=200, soft_threshold_tokens=200),
+            MemoryConsolidationMiddleware(memory, ScriptedChatModel(script=[consolidate],
+                                                                    repeat_last=True),
+                                          clock=lambda: NOW),
+            summarizer],
+        checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "c"}}
+    streamed = []
+    for _ in range(20):
+        streamed += [chunk for chunk, _meta in agent.stream(
+            {"messages": [HumanMessage("status " * 40)]}, config, stream_mode="messages")]
+    assert events.count("summary") >= 2
+    cycles = "".join(e[0].upper() for e in events).split("S")
+    assert all(c == "FC" for c in cycles[:-1]), events  # flush, then consolidation, per cycle
+    assert "Ada lives in Berlin." in (ws / "MEMORY.md").read_text()
+    assert all("propose_memory_edits" not in str(getattr(c, "tool_call_chunks", "")) and
+               "Berlin" not in str(c.content) for c in streamed)

@@ -101,3 +101,38 @@ def test_a_question_naming_a_date_keeps_the_dated_order() -> None:
     ranked = newer_first([old, new], "When did the kestrel release ship on 3 March 2026?")
     assert [h.path for h in ranked] == [old.path, new.path]
     assert ranked[0].superseded_by is None
+
+
+@pytest.fixture(scope="module")
+def embed() -> Any:
+    from openclaw_memory.config import EmbeddingSettings
+    from openclaw_memory.embeddings.factory import build_provider
+
+    return build_provider("local", EmbeddingSettings()).embed_documents
+
+
+def test_asked_for_the_present_value_the_newest_note_answering_it_ranks_first(embed: Any) -> None:
+    curated = _hit("MEMORY.md", "- Ada Park drives a Toyota.", 0.50)
+    diet = _hit("memory/2025-02-17.md", "- Ada Park became keto.", 0.49)
+    skoda = _hit("memory/2025-04-05.md", "- Ada Park now drives a Skoda.", 0.45)
+    honda = _hit("memory/2025-05-03.md", "- Ada Park bought a Honda.", 0.40)
+    hits = [curated, diet, skoda, honda]
+    ranked = newer_first(hits, "What car does Ada Park drive now?", embed)
+    assert [h.path for h in ranked] == ["memory/2025-05-03.md", "memory/2025-02-17.md",
+                                        "memory/2025-04-05.md", "MEMORY.md"]
+    assert ranked[3].superseded_by == ranked[2].superseded_by == "memory/2025-05-03.md#L1"
+    assert ranked[1].superseded_by is None  # keto says nothing of her car
+    # Not asked about the present (or not told to reorder): the scores' order stands.
+    assert [h.path for h in newer_first(hits, "What car did Ada Park drive?", embed)] == [
+        h.path for h in hits]
+    assert [h.path for h in newer_first(hits, "What car does Ada Park drive now?", embed,
+                                        reorder=False)] == [h.path for h in hits]
+
+
+def test_a_fact_that_never_changed_keeps_its_place_above_newer_notes_on_other_things(
+        embed: Any) -> None:
+    curated = _hit("MEMORY.md", "- Ada Park is vegetarian.", 0.50)
+    car = _hit("memory/2025-04-05.md", "- Ada Park now drives a Skoda.", 0.45)
+    moved = _hit("memory/2025-03-10.md", "- Ada Park moved to Oslo.", 0.40)
+    ranked = newer_first([curated, car, moved], "What diet does Ada Park follow now?", embed)
+    assert ranked[0].path == "MEMORY.md" and ranked[0].superseded_by is None

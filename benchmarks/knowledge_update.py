@@ -286,7 +286,8 @@ def evaluate(ws: Path, index: Path, questions: list[Question],
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--configs", default="default,newer-first,keyword-only,consolidated")
+    parser.add_argument("--configs", default="default,newer-first,keyword-only,consolidated,"
+                                             "consolidated+newer-first")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     print(machine_report())
@@ -297,18 +298,20 @@ def main() -> None:
                                                                   "unchanged")}
         print(f"knowledge-update set: {len(questions)} questions ({kinds}), "
               f"{len(list((ws / 'memory').glob('*.md')))} daily logs")
-        print(f"{'config':16} {'current@1':>9} {'current@6':>9} {'stale>cur':>9} "
+        print(f"{'config':24} {'current@1':>9} {'current@6':>9} {'stale>cur':>9} "
               f"{'history@6':>9} {'unchanged@1':>11} {'p50 ms':>7}")
         left = None
         for name in args.configs.split(","):
-            if name == "consolidated":
+            if name.startswith("consolidated"):
                 copy = Path(tmp) / "consolidated"
-                shutil.copytree(ws, copy)
-                left = consolidate(copy, Path(tmp) / "consolidated.sqlite", facts)
-                figures = evaluate(copy, Path(tmp) / "consolidated.sqlite", questions, {})
+                if left is None:
+                    shutil.copytree(ws, copy)
+                    left = consolidate(copy, Path(tmp) / "consolidated.sqlite", facts)
+                figures = evaluate(copy, Path(tmp) / "consolidated.sqlite", questions,
+                                   CONFIGS[name.removeprefix("consolidated").strip("+") or "default"])
             else:
                 figures = evaluate(ws, Path(tmp) / f"{name}.sqlite", questions, CONFIGS[name])
-            print(f"{name:16} {figures['current@1']:9.1f} {figures['current@6']:9.1f} "
+            print(f"{name:24} {figures['current@1']:9.1f} {figures['current@6']:9.1f} "
                   f"{figures['stale_above_current']:9.1f} {figures['history@6']:9.1f} "
                   f"{figures['unchanged@1']:11.1f} {figures['p50_ms']:7.1f}")
         if left is not None:

@@ -8,6 +8,7 @@ every compaction, with a snapshot of today's daily log taken when the compaction
 * a flush turn (our flush system prompt first) writes each "remember that X." of the user
   messages with ``memory_write``, then answers ``NO_REPLY``;
 * a summary request (ours or LangChain's) answers a one-line summary;
+* a consolidation turn answers the proposal of ``consolidation_brain.propose``;
 * an agent turn searches memory for a question, answers from the top hit (always citing it:
   the citation policy, not the model, must strip it), and says "Noted." otherwise.
 
@@ -22,9 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from consolidation_brain import propose
 from openai_server import RecordedRequest, Reply, chat_reply, json_reply, wire_tool_call
 
 from openclaw_memory.langgraph import FLUSH_SYSTEM_PROMPT, SUMMARY_PROMPT
+from openclaw_memory.langgraph.consolidation import CONSOLIDATION_SYSTEM_PROMPT
 
 FACT = re.compile(r"(?i)remember that (.+?)\.(?:\s|$)")
 
@@ -67,6 +70,10 @@ class Brain:
         if is_flush(request):
             self.flush_requests += 1
             return self._flush(request, messages)
+        if text_of(messages[0]).startswith(CONSOLIDATION_SYSTEM_PROMPT[:40]):
+            self.events.append(("consolidation", ""))
+            return chat_reply(request, None, [wire_tool_call(
+                "propose_memory_edits", {"edits": propose(text_of(messages[-1]))})])
         return self._agent(request, messages)
 
     def _flush(self, request: RecordedRequest, messages: list[dict[str, Any]]) -> Reply:

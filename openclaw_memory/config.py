@@ -164,6 +164,15 @@ class SearchSettings(_Frozen):
                     "scoring at least this are still returned apart, as low confidence "
                     "(SearchResponse.low_confidence_results; the memory_search tool shows them "
                     "to the model under 'no relevant memory'). At or above relevance_gate: none.")
+    absent_name_check: bool = Field(
+        True, description="When every name a question gives (capitalised words such as "
+        "'Paola') occurs nowhere in memory, the question must reach absent_name_gate to have "
+        "relevant hits (keyword-only search: none), and the response says which names were "
+        "absent. Not for a question whose words memory holds in the other language (names "
+        "may be written in another script there).")
+    absent_name_gate: float = Field(
+        0.30, ge=0.0, le=1.0, description="absolute fusion: the relevance gate of a question "
+        "whose names all are absent from memory.")
     strength_weight: float = Field(
         0.1, ge=0.0, le=1.0,
         description="absolute fusion: weight of keyword strength (a keyword candidate's BM25 "

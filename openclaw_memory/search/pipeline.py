@@ -18,6 +18,7 @@ from openclaw_memory.config import SearchSettings
 from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.errors import EmbeddingError, IndexCorruptError, StoreError
 from openclaw_memory.files.workspace import is_daily
+from openclaw_memory.search.absent import absent_names, asks_about, question_names
 from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.coverage import coverages
 from openclaw_memory.search.dates import DateWindow, about_a_period, in_windows, question_dates
@@ -286,6 +287,17 @@ def _line_cosines(store: SearchBackend, provider: EmbeddingProvider | None,
         return {}
 
 
+def _absent(store: SearchBackend, request: SearchRequest,
+            settings: SearchSettings) -> tuple[str, ...]:
+    """The names the question gives, when none of them occurs in memory (else ())."""
+    if (not settings.absent_name_check or request.min_score is not None
+            or request.translation is not None):  # memory writes in the other language
+        return ()
+    names = question_names(request.query) if asks_about(request.query) else []
+    missing = absent_names(store, names)
+    return missing if names and len(missing) == len(names) else ()
+
+
 def _mode(provider: EmbeddingProvider | None, settings: SearchSettings,
           error: EmbeddingError | None) -> Mode:
     if provider is None or error is not None:
@@ -358,7 +370,15 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     # keyword hit shares a common word, nothing more).
     rescued = _exact_keyword_keys(store, request.keywords, [c.key for c in below])
     weak: tuple[SearchHit, ...] = ()
-    if absolute:
+    absent = _absent(store, request, settings) if fused else ()
+    if absent and not (absolute and max(scores.values()) >= settings.absent_name_gate):
+        # Everyone the question names is missing from memory: what matched is most likely
+        # about someone else. Shown apart, as low confidence, like any question turned away.
+        notes.append(f"nothing relevant: {', '.join(absent)} "
+                     f"appear{'s' if len(absent) == 1 else ''} nowhere in memory")
+        weak = _low_confidence(passing, scores, rows, request, settings) if absolute else ()
+        passing, rescued = [], set()
+    elif absolute:
         closed = _gate(fused, settings, period_only) if request.min_score is None else None
         if closed is not None:
             notes.append(closed)

@@ -1,0 +1,66 @@
+"""A question about someone memory never mentions gets nothing relevant (or the low-confidence
+band), and says whom it missed; questions about people in the notes keep their hits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openclaw_memory import MemoryIndex
+from openclaw_memory.search.absent import asks_about, question_names
+
+NOTES = ("# 2026-03-02\n\n- Nate watches basketball every weekend with his brother.\n"
+         "- Nate's favourite team is the Celtics; he plays pickup games on Tuesdays.\n"
+         "- Joanna started pottery classes and loves them.\n")
+
+
+@pytest.mark.parametrize(("question", "names"), [
+    ("What sports does Paola watch?", ["paola"]),
+    ("Paola's favourite sport?", ["paola"]),
+    ("What did Nate and Joanna do in May 2022?", ["nate", "joanna"]),
+    ("When did I meet Tim at Google on Monday?", ["tim", "google"]),
+    ("Is the TV in the living room?", []),
+    ("What does she like?", []),
+])
+def test_the_names_of_a_question_are_its_capitalised_words_past_the_first(
+        question: str, names: list[str]) -> None:
+    assert question_names(question) == names
+
+
+def test_statements_and_dialogues_are_not_read_for_names() -> None:
+    assert asks_about("What sports does Paola watch?") and asks_about("Paola sports")
+    assert not asks_about("I just want a dog like a Golden Retriever, it is so cute.")
+    assert not asks_about("Bart: I saw Jupiter!\nAssistant: Wow, what did it look like?")
+
+
+@pytest.fixture(params=["local", "none"])
+def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "memory" / "2026-03-02.md").write_text(NOTES)
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite", timezone="UTC",
+                          embedding={"provider": request.param}) as opened:
+        opened.sync()
+        yield opened
+
+
+def test_a_question_about_someone_never_mentioned_has_nothing_relevant_and_says_who(
+        memory: MemoryIndex) -> None:
+    response = memory.search("What sports does Paola watch?")
+    assert response.results == ()
+    assert any("paola appears nowhere in memory" in note for note in response.notes)
+    known = memory.search("What sports does Nate watch?")
+    assert known.results and "basketball" in known.results[0].snippet
+    assert not any("nowhere in memory" in note for note in known.notes)
+
+
+def test_one_name_in_the_notes_is_enough_and_the_check_can_be_turned_off(
+        memory: MemoryIndex, tmp_path: Path) -> None:
+    assert memory.search("Does Nate watch basketball with Paola?").results
+    with MemoryIndex.open(memory.settings.workspace, index_path=tmp_path / "off.sqlite",
+                          timezone="UTC", embedding={"provider": "none"},
+                          search={"absent_name_check": False}) as off:
+        off.sync()
+        assert off.search("What sports does Paola watch?").results

@@ -164,6 +164,11 @@ class SearchSettings(_Frozen):
                     "scoring at least this are still returned apart, as low confidence "
                     "(SearchResponse.low_confidence_results; the memory_search tool shows them "
                     "to the model under 'no relevant memory'). At or above relevance_gate: none.")
+    date_order: Literal["auto", "dmy", "mdy"] = Field(
+        "auto", description="How a slashed date in a question or a note is read: 'dmy' "
+        "(10/01/2024 is 10 January), 'mdy' (1 October), or 'auto': the locale's order "
+        "(LC_ALL, LC_TIME or LANG; month first for the United States), and a date valid both "
+        "ways is tried both ways. A dotted date (10.01.2024) is always day first.")
     absent_name_check: bool = Field(
         True, description="When every name a question gives (capitalised words such as "
         "'Paola') occurs nowhere in memory, the question must reach absent_name_gate to have "

@@ -14,44 +14,35 @@ to 89.1, and no question without one moved.
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
 from openclaw_memory.files.workspace import dated_name
+from openclaw_memory.search.dateforms import (
+    DAY_SLACK,
+    PATTERNS,
+    DateOrder,
+    Span,
+    absolute_spans,
+    bare_months,
+    text_days,
+)
 
-__all__ = ["DateWindow", "about_a_period", "file_date", "in_windows", "question_dates"]
+__all__ = ["DateWindow", "about_a_period", "file_date", "in_windows", "mentions_windows",
+           "question_dates"]
 
-_MONTHS = {name: i for i, name in enumerate(
-    "january february march april may june july august september october november december"
-    .split(), 1)}
-_MONTHS.update({name[:3]: i for name, i in list(_MONTHS.items())})
-_MONTHS["sept"] = 9
-_MONTH = r"(january|february|march|april|may|june|july|august|september|october|november|" \
-         r"december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
-_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_SEASONS = {"spring": (3, 5), "summer": (6, 8), "autumn": (9, 11), "fall": (9, 11)}
-# A day named exactly is widened by a day each side: a conversation late at night is filed
-# under the next day, and "on 1 May" often refers to a note written the day after.
-_DAY_SLACK = timedelta(days=1)
-
-_ISO = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
-_DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+(\d{{4}}))?\b", re.I)
-_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+{_DAY}\b(?!\s*\d{{3}})(?:,?\s+(\d{{4}}))?", re.I)
-_MONTH_YEAR = re.compile(rf"\b{_MONTH},?\s+(\d{{4}})\b", re.I)
-_SEASON_YEAR = re.compile(r"\b(spring|summer|autumn|fall)\s+(?:of\s+)?(\d{4})\b", re.I)
-_BARE_MONTH = re.compile(rf"\b(?:in|during|since|until|of|early|late|mid|last|this)\s+{_MONTH}\b",
-                         re.I)
-_YEAR = re.compile(r"\b(?:in|during|since|of)\s+(\d{4})\b", re.I)
+_ZH_WEEKDAYS = "一二三四五六日"
 _AGO = re.compile(r"\b(\d{1,3}|a|an|one|two|three|four|five|six)\s+(day|week|month)s?\s+ago\b",
                   re.I)
 _LAST_WEEKDAY = re.compile(r"\b(?:last|on)\s+(" + "|".join(_WEEKDAYS) + r")\b", re.I)
-_ZH_DAY = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]")
-_ZH_MONTH = re.compile(r"(\d{4})年(\d{1,2})月(?!\d)")
-_ZH_YEAR = re.compile(r"(\d{4})年(?!\d{1,2}月)")
+_NEXT_WEEKDAY = re.compile(r"\b(next|this|coming)\s+(" + "|".join(_WEEKDAYS) + r")\b", re.I)
+_ZH_WEEKDAY = re.compile(r"(上|下|这|本)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])")
+_WEEKEND = re.compile(r"\b(last|next|this|the|that)\s+weekend\b|(上|下|这|本)?(?:个)?(?:周末|週末)",
+                      re.I)
+_ZH_WHICH = {"上": "last", "下": "next", "这": "this", "本": "this"}
 _WORD_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
 
@@ -77,59 +68,17 @@ class DateWindow:
         return f"{self.start.isoformat()}.md", f"{self.end.isoformat()}.md"
 
 
-def _day(year: int, month: int, day: int) -> DateWindow | None:
-    try:
-        exact = date(year, month, day)
-    except ValueError:
-        return None
-    return DateWindow(exact - _DAY_SLACK, exact + _DAY_SLACK)
+def _window(span: Span) -> DateWindow:
+    first, last = span
+    if first == last:  # one day named: a day of slack each side
+        return DateWindow(first - DAY_SLACK, last + DAY_SLACK)
+    return DateWindow(first, last)
 
 
-def _month(year: int, month: int) -> DateWindow | None:
-    if not 1 <= month <= 12 or not 1 <= year <= 9999:
-        return None
-    return DateWindow(date(year, month, 1), date(year, month, calendar.monthrange(year, month)[1]))
-
-
-def _recent(month: int, day: int, today: date) -> DateWindow | None:
-    """A day named without a year: its latest occurrence up to today."""
-    for year in (today.year, today.year - 1):
-        window = _day(year, month, day)
-        if window is not None and window.start is not None and window.start <= today:
-            return window
-    return None
-
-
-def _absolute(query: str, today: date) -> list[DateWindow | None]:
-    found: list[DateWindow | None] = []
-    found += [_day(int(y), int(m), int(d)) for y, m, d in _ISO.findall(query)]
-    for d, m, y in _DAY_MONTH.findall(query):
-        month = _MONTHS[m.lower()]
-        found.append(_day(int(y), month, int(d)) if y else _recent(month, int(d), today))
-    for m, d, y in _MONTH_DAY.findall(query):
-        month = _MONTHS[m.lower()]
-        found.append(_day(int(y), month, int(d)) if y else _recent(month, int(d), today))
-    if not found:  # "May 2022" only where no day of May 2022 was named
-        found += [_month(int(y), _MONTHS[m.lower()]) for m, y in _MONTH_YEAR.findall(query)]
-        for season, y in _SEASON_YEAR.findall(query):
-            first, last = _SEASONS[season.lower()]
-            start, end = _month(int(y), first), _month(int(y), last)
-            if start is not None and end is not None:
-                found.append(DateWindow(start.start, end.end))
-    if not found:
-        found += [DateWindow(month=_MONTHS[m.lower()]) for m in _BARE_MONTH.findall(query)]
-        found += [DateWindow(date(int(y), 1, 1), date(int(y), 12, 31))
-                  for y in _YEAR.findall(query) if 1 <= int(y) <= 9999]
-    return found
-
-
-def _chinese(query: str, today: date) -> list[DateWindow | None]:
-    found: list[DateWindow | None] = []
-    for y, m, d in _ZH_DAY.findall(query):
-        found.append(_day(int(y), int(m), int(d)) if y else _recent(int(m), int(d), today))
-    found += [_month(int(y), int(m)) for y, m in _ZH_MONTH.findall(query)]
-    found += [DateWindow(date(int(y), 1, 1), date(int(y), 12, 31))
-              for y in _ZH_YEAR.findall(query) if 1 <= int(y) <= 9999]
+def _absolute(query: str, today: date, order: DateOrder) -> list[DateWindow | None]:
+    found = [None if s is None else _window(s) for s in absolute_spans(query, today, order)]
+    if not any(found):
+        found += [DateWindow(month=m) for m in bare_months(query)]
     return found
 
 
@@ -145,6 +94,12 @@ def _monday(today: date) -> date:
     return today - timedelta(days=today.weekday())
 
 
+def _next_month(today: date) -> DateWindow:
+    first = (today.replace(day=28) + timedelta(days=4)).replace(day=1)
+    return DateWindow(first, (first.replace(day=28) + timedelta(days=4)).replace(day=1)
+                      - timedelta(days=1))
+
+
 def _last_month(today: date) -> DateWindow:
     end = today.replace(day=1) - timedelta(days=1)
     return DateWindow(end.replace(day=1), end)
@@ -155,19 +110,31 @@ _RELATIVE: tuple[tuple[tuple[str, ...], Callable[[date], DateWindow]], ...] = (
     (("day before yesterday", "前天"), lambda t: _day_at(t - timedelta(days=2))),
     (("yesterday", "昨天", "昨日"), lambda t: _day_at(t - timedelta(days=1))),
     (("today", "this morning", "tonight", "今天", "今日"), _day_at),
-    (("last week", "previous week", "上周", "上星期", "上个星期"),
+    (("tomorrow", "明天", "明日"), lambda t: _day_at(t + timedelta(days=1))),
+    (("last week", "previous week", "上周", "上星期", "上个星期", "先週"),
      lambda t: _week(_monday(t) - timedelta(7))),
-    (("this week", "本周", "这周", "这个星期"), lambda t: DateWindow(_monday(t), t)),
-    (("last month", "previous month", "上个月", "上月"), _last_month),
-    (("this month", "本月", "这个月"), lambda t: DateWindow(t.replace(day=1), t)),
-    (("last year", "去年"), lambda t: DateWindow(date(t.year - 1, 1, 1), date(t.year - 1, 12, 31))),
+    (("this week", "本周", "这周", "这个星期", "今週"), lambda t: DateWindow(_monday(t), t)),
+    (("next week", "下周", "下星期", "下个星期", "来週"),
+     lambda t: _week(_monday(t) + timedelta(7))),
+    (("last month", "previous month", "上个月", "上月", "先月"), _last_month),
+    (("this month", "本月", "这个月", "今月"), lambda t: DateWindow(t.replace(day=1), t)),
+    (("next month", "下个月", "下月", "来月"), _next_month),
+    (("last year", "去年", "昨年"),
+     lambda t: DateWindow(date(t.year - 1, 1, 1), date(t.year - 1, 12, 31))),
     (("this year", "今年"), lambda t: DateWindow(date(t.year, 1, 1), t)),
+    (("next year", "明年", "来年"),
+     lambda t: DateWindow(date(t.year + 1, 1, 1), date(t.year + 1, 12, 31))),
 )
 
 
 def _relative(query: str, today: date) -> list[DateWindow | None]:
     text = query.lower()
     found: list[DateWindow | None] = []
+    # Weekdays and weekends first: "上周二" is last week's Tuesday, not all of last week.
+    found += [_zh_weekday(which, day, today) for which, day in _ZH_WEEKDAY.findall(text)]
+    found += [_weekend(m.group(1) or _ZH_WHICH.get(m.group(2) or ""), today)
+              for m in _WEEKEND.finditer(text)]
+    text = _WEEKEND.sub(" ", _ZH_WEEKDAY.sub(" ", text))
     for words, period in _RELATIVE:
         if any(_phrase(text, w) for w in words):
             found.append(period(today))
@@ -181,7 +148,34 @@ def _relative(query: str, today: date) -> list[DateWindow | None]:
     for name in _LAST_WEEKDAY.findall(text):
         back = (today.weekday() - _WEEKDAYS.index(name.lower()) - 1) % 7 + 1
         found.append(_day_at(today - timedelta(days=back)))
+    for which, name in _NEXT_WEEKDAY.findall(text):
+        weekday = _WEEKDAYS.index(name.lower())
+        if which.lower() == "this":  # the one of the current week
+            found.append(_day_at(_monday(today) + timedelta(days=weekday)))
+        else:  # the first one after today
+            found.append(_day_at(today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1)))
     return found
+
+
+def _zh_weekday(which: str, day: str, today: date) -> DateWindow:
+    """上周二 (last week's Tuesday), 下周二 (next week's), 这周二, or 周二 (the latest)."""
+    weekday = 6 if day in "日天" else _ZH_WEEKDAYS.index(day)
+    week = {"上": -7, "下": 7, "这": 0, "本": 0}.get(which)
+    if week is None:
+        return _day_at(today - timedelta(days=(today.weekday() - weekday) % 7))
+    return _day_at(_monday(today) + timedelta(days=week + weekday))
+
+
+def _weekend(which: str | None, today: date) -> DateWindow:
+    """The latest Saturday and Sunday up to today ("the weekend", 周末); "last weekend" the
+    one before this week; "next weekend" the coming one."""
+    saturday = _monday(today) + timedelta(days=5)
+    word = (which or "").lower()
+    if word == "next":
+        saturday += timedelta(days=7 if today.weekday() >= 5 else 0)
+    elif word == "last" or today.weekday() < 5:
+        saturday -= timedelta(days=7)
+    return DateWindow(saturday, saturday + timedelta(days=1))
 
 
 def _phrase(text: str, phrase: str) -> bool:
@@ -196,16 +190,17 @@ def _drop(text: str, phrases: Iterable[str]) -> str:
     return text
 
 
-def question_dates(query: str, today: date) -> tuple[DateWindow, ...]:
-    """The periods ``query`` names, relative ones read against ``today`` (the user's date)."""
-    found = [*_absolute(query, today), *_chinese(query, today)]
+def question_dates(query: str, today: date, order: DateOrder = "auto",
+                   ) -> tuple[DateWindow, ...]:
+    """The periods ``query`` names, relative ones read against ``today`` (the user's date);
+    ``order``: how a slashed date is read (:mod:`openclaw_memory.search.dateforms`)."""
+    found = _absolute(query, today, order)
     if not any(found):  # "last Friday, 23 January 2022": the named date is the period
         found = _relative(query, today)
     return tuple(dict.fromkeys(w for w in found if w is not None))
 
 
-_DATE_PATTERNS = (_ISO, _DAY_MONTH, _MONTH_DAY, _MONTH_YEAR, _SEASON_YEAR, _BARE_MONTH, _YEAR,
-                  _AGO, _LAST_WEEKDAY, _ZH_DAY, _ZH_MONTH, _ZH_YEAR)
+_DATE_PATTERNS = (*PATTERNS, _AGO, _LAST_WEEKDAY, _NEXT_WEEKDAY, _ZH_WEEKDAY, _WEEKEND)
 _PERIOD_WORDS = frozenset("""what happened happen did do done we i you our my us was were
     anything something new say said talk talked discuss discussed decide decided plan plans
     note notes write wrote see saw about on in during from of the a any""".split())
@@ -243,6 +238,12 @@ def name_filter(windows: Sequence[DateWindow]) -> Callable[[str], bool]:
         name = path[-13:]
         return any(lo <= name <= hi for lo, hi in ranges) or name[4:8] in months
     return test
+
+
+def mentions_windows(text: str, windows: Sequence[DateWindow], order: DateOrder = "auto") -> bool:
+    """Whether a note's text names a day of one of ``windows`` ("due on 10.01.2024")."""
+    return bool(windows) and any(w.contains(day) for day in text_days(text, order)
+                                 for w in windows)
 
 
 def in_windows(path: str, windows: Sequence[DateWindow]) -> bool:

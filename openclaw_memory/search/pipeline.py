@@ -21,7 +21,14 @@ from openclaw_memory.files.workspace import is_daily
 from openclaw_memory.search.absent import absent_names, asks_about, question_names
 from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.coverage import coverages
-from openclaw_memory.search.dates import DateWindow, about_a_period, in_windows, question_dates
+from openclaw_memory.search.dateforms import spell_dates
+from openclaw_memory.search.dates import (
+    DateWindow,
+    about_a_period,
+    in_windows,
+    mentions_windows,
+    question_dates,
+)
 from openclaw_memory.search.hits import build_hits
 from openclaw_memory.search.keywords import candidate_query, keyword_candidates
 from openclaw_memory.search.querylimits import bound_query
@@ -310,7 +317,10 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     """Answer one query. Never raises for bad query text; store errors surface as notes."""
     bounded = bound_query(request.query)
     notes: list[str] = list(bounded.notes)
-    request = replace(request, query=bounded.text, keyword_query=bounded.keyword_text)
+    # Numeric dates spelled out: "10.01.2024" is searched as "10 January 2024".
+    request = replace(request, query=spell_dates(bounded.text, settings.date_order),
+                      keyword_query=None if bounded.keyword_text is None
+                      else spell_dates(bounded.keyword_text, settings.date_order))
     if not request.query.strip():
         return SearchOutcome((), _mode(provider, settings, None), (*notes, "empty query"))
     translation = _translation(store, request.keywords, provider, settings)
@@ -319,7 +329,7 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     found = _gather(store, provider, request, settings, notes)
     mode = _mode(provider, settings, found.error)
     absolute = settings.fusion == "absolute" and bool(found.vector_hits)
-    windows = (question_dates(request.query, request.now.date())
+    windows = (question_dates(request.query, request.now.date(), settings.date_order)
                if absolute and settings.date_weight > 0 else ())
     found.dated = _dated_candidates(store, found, request, windows,
                                     min(200, request.max_results * settings.candidate_multiplier))
@@ -339,9 +349,11 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
                  strength_weight=settings.strength_weight, extra_keys=sorted(found.dated))
     rows = store.chunks([c.key for c in fused])
     fused = [c for c in fused if c.key in rows]  # rows deleted by a concurrent sync
-    if windows:
+    if windows:  # a daily file of the period asked about, or a note that names a day of it
         fused = [replace(c, fused=c.fused + settings.date_weight, date_match=True)
-                 if in_windows(rows[c.key].path, windows) else c for c in fused]
+                 if in_windows(rows[c.key].path, windows)
+                 or mentions_windows(rows[c.key].text, windows, settings.date_order) else c
+                 for c in fused]
     if lines:
         fused = [replace(c, line_cosine=lines.get(c.key)) for c in fused]
     if translated:

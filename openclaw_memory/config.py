@@ -211,6 +211,11 @@ class SearchSettings(_Frozen):
     mmr: bool = Field(False, description="Re-order hits for diversity (maximal marginal relevance).")
     mmr_lambda: float = Field(0.7, ge=0.0, le=1.0, description="MMR relevance/diversity balance.")
     snippet_chars: int = Field(700, ge=1, description="Snippet length cap (characters).")
+    max_injected_chars: int = Field(
+        4_000, ge=0, le=10_000_000, description="The most snippet text one search returns, "
+        "all hits together (OpenClaw's maxInjectedChars): hits are kept in rank order while "
+        "they fit, the first always (cut to the budget if it alone is over); the response "
+        "says how many were left out. 0 = no budget.")
     merge_overlaps: bool = Field(
         True, description="A candidate whose cited lines overlap an earlier hit's in the same "
                           "file widens that hit instead of taking a place of its own.")

@@ -305,6 +305,34 @@ def _absent(store: SearchBackend, request: SearchRequest,
     return missing if names and len(missing) == len(names) else ()
 
 
+#: The least room worth a cut-short snippet; below it the remaining hits are left out.
+_MIN_SNIPPET = 200
+
+
+def within_budget(hits: Sequence[SearchHit], budget: int, notes: list[str],
+                  ) -> tuple[SearchHit, ...]:
+    """The hits whose snippets fit ``budget`` characters together, in rank order: a model is
+    never handed more than the budget, however many hits were asked for."""
+    if budget <= 0 or sum(len(h.snippet) for h in hits) <= budget:
+        return tuple(hits)
+    kept: list[SearchHit] = []
+    used = cut = 0
+    for hit in hits:
+        room = budget - used
+        if len(hit.snippet) > room:
+            if room < _MIN_SNIPPET and kept:
+                break
+            # Its first part: the citation still names every line, for memory_get to read.
+            hit = replace(hit, snippet=hit.snippet[:max(1, room - 1)].rstrip() + "\u2026")
+            cut += 1
+        kept.append(hit)
+        used += len(hit.snippet)
+    notes.append(f"the hits' text is kept within search.max_injected_chars ({budget} "
+                 f"characters): {cut} snippet(s) cut short, {len(hits) - len(kept)} hit(s) "
+                 "left out")
+    return tuple(kept)
+
+
 def _mode(provider: EmbeddingProvider | None, settings: SearchSettings,
           error: EmbeddingError | None) -> Mode:
     if provider is None or error is not None:
@@ -407,6 +435,7 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     hits = newer_first(hits, request.query,
                        None if provider is None or mode != "hybrid" else provider.embed_documents,
                        reorder=settings.newer_first)
+    hits = within_budget(hits, settings.max_injected_chars, notes)
     best = scores[fused[0].key] if fused else None
     if not hits and not any(n.startswith("nothing relevant") for n in notes):
         notes.append(

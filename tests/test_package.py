@@ -73,3 +73,11 @@ def test_importing_on_a_system_without_fcntl_says_which_systems_are_supported() 
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith("ImportError: openclaw-memory runs on POSIX systems (Linux, macOS)")
     assert "WSL" in last
+
+
+def test_importing_the_agent_layers_prints_no_warning() -> None:
+    # Pydantic warned on every import that a dataclass field typed threading.Lock is not a type.
+    out = subprocess.run([sys.executable, "-W", "error", "-c",
+                          "import openclaw_memory.langchain, openclaw_memory.langgraph"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and out.stderr == "", out.stderr

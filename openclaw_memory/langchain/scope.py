@@ -25,6 +25,7 @@ when both are given, so a tool built for a group never acts as a private chat.
 
 from __future__ import annotations
 
+import _thread
 import os
 import string
 import threading
@@ -194,7 +195,9 @@ class MemoryScope:
     workspace: str | os.PathLike[str] | None = None
     settings: dict[str, Any] = field(default_factory=dict)
     _pool: dict[Path, MemoryIndex] = field(default_factory=dict, init=False, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    # Annotated with the lock's class: pydantic (the tools' schemas) reads this dataclass's
+    # fields, and threading.Lock is a factory function it warns about on every import.
+    _lock: _thread.LockType = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if (self.namespace is None) == (self.workspace is None):

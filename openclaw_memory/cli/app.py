@@ -194,6 +194,9 @@ def _workspace(args: argparse.Namespace) -> Path | None:
     """The workspace named on the command line; None lets the settings layers decide
     (``$OPENCLAW_MEMORY_WORKSPACE``, else the current directory)."""
     if args.sample:
+        if args.workspace:
+            raise OpenClawMemoryError("give --sample or --workspace, not both: --sample "
+                                      "searches the bundled sample workspace")
         return _sample_workspace()
     return Path(args.workspace) if args.workspace else None
 
@@ -329,6 +332,10 @@ def _cmd_search(memory: Memory, args: argparse.Namespace) -> None:
         print("note: results may be stale (the index has not caught up with the files)")
     for note in response.notes:
         print(f"note: {note}")
+    if response.results and response.mode != "keyword-only":
+        print("hits in rank order; score = relevance, 0 to 1 (meaning and words together; "
+              f"under {memory.settings.search.relevance_gate:.2f} is nothing relevant); the "
+              "rank also counts keyword strength and dates the question names (--explain)")
     _print_hits(response.results, args.explain)
     if response.low_confidence_results:
         print("\npossibly related (low confidence, not a match):")
@@ -464,7 +471,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("openclaw-memory: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `... | head`: the reader has what it wanted
+        _quiet_stdout()
+        return EXIT_OK
     return EXIT_OK
+
+
+def _quiet_stdout() -> None:
+    """Point stdout somewhere that takes writes, so the interpreter's final flush of what
+    is still buffered does not fail on the closed pipe again."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:  # a /dev/null only root may write to: drop the stream instead
+        sys.stdout = None  # type: ignore[assignment]
+        return
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -102,7 +102,10 @@ def split_citation(path: str, from_line: int | None = None,
     if match is None:
         return path, from_line, lines
     start = int(match.group("start"))
-    end = max(start, int(match.group("end") or start))
+    end = int(match.group("end") or start)
+    if end < start:
+        raise OpenClawMemoryError(f"{path.strip()!r} is not a range of lines: its last line "
+                                  f"comes before its first (write #L{end}-L{start})")
     return match.group("path"), from_line or start, lines or end - start + 1
 
 

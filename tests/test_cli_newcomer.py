@@ -1,0 +1,48 @@
+"""What a newcomer meets at the shell: a closed pipe ends quietly, conflicting options and a
+backwards line range are clear errors, and the score scale is explained where hits print."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from cli_entry import ENTRY_POINT
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    return {"OPENCLAW_MEMORY_STATE_DIR": str(tmp_path / "state"), "PATH": "/usr/bin:/bin"}
+
+
+def test_a_reader_closing_the_pipe_early_ends_the_command_quietly(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    for n in range(300):
+        (ws / "memory" / f"note-{n}.md").write_text(f"- heron deploy step {n}: " + "words " * 80)
+    command = [ENTRY_POINT, "--workspace", str(ws), "--provider", "none", "search", "heron",
+               "-k", "200", "--json"]
+    reader = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              env=_env(tmp_path))
+    assert reader.stdout is not None and reader.stderr is not None
+    assert reader.stdout.read(10)
+    reader.stdout.close()  # as `| head -c 10` does
+    err = reader.stderr.read().decode()
+    assert reader.wait(timeout=120) == 0
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+def test_sample_and_workspace_together_are_refused(tmp_path: Path) -> None:
+    out = subprocess.run([ENTRY_POINT, "--sample", "--workspace", str(tmp_path), "status"],
+                         capture_output=True, text=True, env=_env(tmp_path), timeout=120)
+    assert out.returncode == 3 and "give --sample or --workspace, not both" in out.stderr
+
+
+def test_a_backwards_line_range_is_an_error_not_empty_text(tmp_path: Path) -> None:
+    out = subprocess.run([ENTRY_POINT, "--sample", "get", "MEMORY.md#L2-L1"],
+                         capture_output=True, text=True, env=_env(tmp_path), timeout=120)
+    assert out.returncode == 3 and "not a range of lines" in out.stderr and out.stdout == ""
+
+
+def test_search_output_says_what_the_score_is(tmp_path: Path) -> None:
+    out = subprocess.run([ENTRY_POINT, "--sample", "search", "billing database"],
+                         capture_output=True, text=True, env=_env(tmp_path), timeout=120)
+    assert out.returncode == 0 and "score = relevance, 0 to 1" in out.stdout

@@ -20,8 +20,9 @@ def test_a_reader_closing_the_pipe_early_ends_the_command_quietly(tmp_path: Path
         (ws / "memory" / f"note-{n}.md").write_text(f"- heron deploy step {n}: " + "words " * 80)
     command = [ENTRY_POINT, "--workspace", str(ws), "--provider", "none", "search", "heron",
                "-k", "200", "--json"]
-    reader = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              env=_env(tmp_path))
+    # No injection budget: ~150 KB of JSON, more than a pipe holds.
+    env = {**_env(tmp_path), "OPENCLAW_MEMORY_SEARCH__MAX_INJECTED_CHARS": "0"}
+    reader = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     assert reader.stdout is not None and reader.stderr is not None
     assert reader.stdout.read(10)
     reader.stdout.close()  # as `| head -c 10` does

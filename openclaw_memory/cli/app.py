@@ -463,6 +463,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OpenClawMemoryError as exc:
         print(f"openclaw-memory: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:  # `... | head`: the reader has what it wanted
+        _quiet_stdout()
+        return EXIT_OK
     except Exception as exc:  # a storage failure that escaped translation: still one line
         if not _is_storage_error(exc):
             raise
@@ -471,9 +474,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("openclaw-memory: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except BrokenPipeError:  # `... | head`: the reader has what it wanted
-        _quiet_stdout()
-        return EXIT_OK
     return EXIT_OK
 
 

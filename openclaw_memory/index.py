@@ -20,6 +20,7 @@ from openclaw_memory.errors import (
     IndexCorruptError,
     OpenClawMemoryError,
     StoreError,
+    WorkspaceError,
 )
 from openclaw_memory.files.curation import EditResult, edit_lines, stamp_date
 from openclaw_memory.files.hints import empty_workspace_hint
@@ -117,7 +118,8 @@ class MemoryIndex(Memory):
     def open(cls, workspace: str | os.PathLike[str] | None = None, *,
              index_path: str | os.PathLike[str] | None = None,
              settings: MemorySettings | None = None, embedder: EmbeddingProvider | None = None,
-             backend: Literal["sqlite"] = "sqlite", **overrides: Any) -> MemoryIndex: ...
+             backend: Literal["sqlite"] = "sqlite", create: bool = False,
+             **overrides: Any) -> MemoryIndex: ...
 
     @overload
     @classmethod
@@ -130,7 +132,7 @@ class MemoryIndex(Memory):
              index_path: str | os.PathLike[str] | None = None,
              settings: MemorySettings | None = None, embedder: EmbeddingProvider | None = None,
              backend: Literal["sqlite", "postgres"] = "sqlite", dsn: str | None = None,
-             **overrides: Any) -> MemoryIndex | PostgresMemory:
+             create: bool = False, **overrides: Any) -> MemoryIndex | PostgresMemory:
         """Open (or create) the memory of a workspace with settings merged from, highest
         first: keyword overrides and the fields set on ``settings``, ``OPENCLAW_MEMORY_*``
         environment variables, the workspace's ``openclaw-memory.toml``, the defaults
@@ -141,6 +143,10 @@ class MemoryIndex(Memory):
         a :class:`~openclaw_memory.postgres.PostgresMemory`.
         :func:`~openclaw_memory.opening.open_memory` picks the backend from the settings
         (``store.backend``) instead.
+
+        ``create=True``: make the workspace folder and its ``memory/`` (owner-only) when they
+        do not exist yet; without it, a missing folder searches as empty and refuses writes
+        (a mistyped path does not quietly start a new memory).
         """
         if backend == "postgres":
             from openclaw_memory.postgres import PostgresMemory  # psycopg: optional
@@ -148,6 +154,12 @@ class MemoryIndex(Memory):
             return PostgresMemory.open(dsn, workspace=None if workspace is None else str(workspace),
                                        settings=settings, embedder=embedder, **overrides)
         resolved, origin = load_settings(workspace, settings=settings, overrides=overrides)
+        if create:
+            try:
+                (resolved.workspace / "memory").mkdir(mode=0o700, parents=True, exist_ok=True)
+            except OSError as exc:
+                raise WorkspaceError(f"cannot create the workspace {resolved.workspace}: "
+                                     f"{exc.strerror or exc}") from exc
         return cls(resolved, index_path=Path(index_path) if index_path else None,
                    embedder=embedder, origin=origin)
 

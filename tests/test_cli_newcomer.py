@@ -47,3 +47,26 @@ def test_search_output_says_what_the_score_is(tmp_path: Path) -> None:
     out = subprocess.run([ENTRY_POINT, "--sample", "search", "billing database"],
                          capture_output=True, text=True, env=_env(tmp_path), timeout=120)
     assert out.returncode == 0 and "score = relevance, 0 to 1" in out.stdout
+
+
+def test_opening_a_new_folder_with_create_makes_it_and_writes_work(tmp_path: Path) -> None:
+    import stat
+
+    from openclaw_memory import MemoryIndex
+    from openclaw_memory.errors import WorkspaceError
+
+    new = tmp_path / "agent-workspace"
+    with MemoryIndex.open(new, index_path=tmp_path / "i.sqlite",
+                          embedding={"provider": "none"}) as memory:
+        assert not memory.search("billing").results
+        try:
+            memory.write("Decided to keep the nightly export.")
+        except WorkspaceError as exc:  # a mistyped path does not start a new memory quietly
+            assert "does not exist" in str(exc)
+        else:
+            raise AssertionError("wrote into a folder that does not exist")
+    with MemoryIndex.open(new, index_path=tmp_path / "i.sqlite", create=True,
+                          embedding={"provider": "none"}) as memory:
+        assert memory.write("Decided to keep the nightly export.").written
+        assert stat.S_IMODE((new / "memory").stat().st_mode) == 0o700
+        assert memory.search("nightly export").results

@@ -115,3 +115,12 @@ def test_the_shell_completion_commands_write_where_readme_says(tmp_path: Path) -
         assert subprocess.run(["bash", "-c", line], env=env, timeout=60).returncode == 0
     written = tmp_path / ".local/share/bash-completion/completions/openclaw-memory"
     assert "complete -o filenames -F _openclaw_memory openclaw-memory" in written.read_text()
+
+
+def test_ci_runs_readmes_two_commands_and_installs_nothing_else() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").replace("pip install -q ", "pip install ")
+    first, second = first_two()
+    assert first in ci
+    install, _, tests = second.partition(" && python -m pytest")
+    assert install in ci and f"python -m pytest{tests}" in ci
+    assert "apt-get" not in ci and "brew " not in ci

@@ -70,3 +70,14 @@ def test_opening_a_new_folder_with_create_makes_it_and_writes_work(tmp_path: Pat
         assert memory.write("Decided to keep the nightly export.").written
         assert stat.S_IMODE((new / "memory").stat().st_mode) == 0o700
         assert memory.search("nightly export").results
+
+
+def test_a_commands_help_describes_it_and_points_at_the_global_options(tmp_path: Path) -> None:
+    out = subprocess.run([ENTRY_POINT, "get", "--help"], capture_output=True, text=True,
+                         env=_env(tmp_path), timeout=120)
+    assert out.returncode == 0 and "read lines of a memory file" in out.stdout
+    assert "--workspace WORKSPACE" not in out.stdout  # not repeated under every command
+    assert "go before or after the command" in out.stdout
+    top = subprocess.run([ENTRY_POINT, "--help"], capture_output=True, text=True,
+                         env=_env(tmp_path), timeout=120)
+    assert "``" not in top.stdout and "--workspace WORKSPACE" in top.stdout

@@ -88,29 +88,38 @@ def _global_options(p: argparse.ArgumentParser, *, suppress: bool) -> None:
     (``search "x" --workspace ws``), and given there they win."""
     d: Any = argparse.SUPPRESS if suppress else None
     flag: Any = argparse.SUPPRESS if suppress else False
-    p.add_argument("--workspace", type=Path, default=d,
+    # On a subcommand they are accepted but not listed again (its --help says where they are).
+    add = _unlisted(p) if suppress else p.add_argument
+    add("--workspace", type=Path, default=d,
                    help="memory workspace (default: $OPENCLAW_MEMORY_WORKSPACE, else the cwd)")
-    p.add_argument("--sample", action="store_true", default=flag,
+    add("--sample", action="store_true", default=flag,
                    help="use the bundled sample workspace (copied to the state directory)")
-    p.add_argument("--index", type=Path, default=d,
+    add("--index", type=Path, default=d,
                    help="index file (default: a per-workspace file in the state directory)")
-    p.add_argument("--provider", choices=["auto", "local", "openai", "none"], default=d,
+    add("--provider", choices=["auto", "local", "openai", "none"], default=d,
                    help="embedding provider (default: auto = the offline local model)")
-    p.add_argument("--sessions", action="store_true", default=flag,
+    add("--sessions", action="store_true", default=flag,
                    help="also index session transcripts (<workspace>/sessions/*.jsonl)")
-    p.add_argument("--agent", default=d, metavar="ID", type=_agent_id,
+    add("--agent", default=d, metavar="ID", type=_agent_id,
                    help="with --sessions: this agent's transcripts (sessions/<ID>/) and index")
-    p.add_argument("--backend", choices=["sqlite", "postgres"], default=d,
+    add("--backend", choices=["sqlite", "postgres"], default=d,
                    help="sqlite: the workspace folder and an index file (default); postgres: "
                         "a shared database (--dsn), documents included")
-    p.add_argument("--dsn", default=d, metavar="DSN",
+    add("--dsn", default=d, metavar="DSN",
                    help="postgres: connection string (default: $OPENCLAW_MEMORY_STORE__DSN)")
-    p.add_argument("--name", default=d, metavar="NAME",
+    add("--name", default=d, metavar="NAME",
                    help="postgres: the workspace's name in the database (default: 'default')")
 
 
+def _unlisted(p: argparse.ArgumentParser) -> Any:
+    def add(*names: str, **kwargs: Any) -> Any:
+        return p.add_argument(*names, **{**kwargs, "help": argparse.SUPPRESS})
+    return add
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="openclaw-memory", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="openclaw-memory",
+                                description=__doc__.splitlines()[0].replace("``", ""))
     p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     p.add_argument("--print-completion", choices=SHELLS, action=PrintCompletion, metavar="SHELL",
                    help="print a shell completion script (bash or zsh) and exit")
@@ -177,9 +186,16 @@ class _SubParsers:
         self.common = common
 
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        kwargs.setdefault("description", kwargs.get("help"))
+        kwargs.setdefault("epilog", _GLOBAL_EPILOG)
         parser: argparse.ArgumentParser = self.inner.add_parser(
             name, parents=[self.common], **kwargs)
         return parser
+
+
+_GLOBAL_EPILOG = ("The global options (--workspace, --sample, --index, --provider, --sessions, "
+                  "--agent, --backend, --dsn, --name) go before or after the command; "
+                  "`openclaw-memory --help` describes them.")
 
 
 def package_version() -> str:

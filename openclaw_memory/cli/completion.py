@@ -54,9 +54,13 @@ def _model(parser: argparse.ArgumentParser) -> tuple[tuple[_Option, ...], tuple[
         if not isinstance(action, argparse._SubParsersAction):
             continue
         helps = {choice.dest: choice.help or "" for choice in action._choices_actions}
+        described = {o.flags: o for o in top}
         for name, sub in action.choices.items():
-            options = tuple(_option(a) for a in sub._actions
-                            if a.option_strings and a.help != argparse.SUPPRESS)
+            # Global options are accepted after a command but unlisted in its --help: they
+            # complete there too, described as at the top.
+            options = tuple(described.get(tuple(a.option_strings)) or _option(a)
+                            for a in sub._actions if a.option_strings and (
+                                a.help != argparse.SUPPRESS or tuple(a.option_strings) in described))
             files = any(not a.option_strings and a.type is Path for a in sub._actions)
             commands.append(_Command(name, helps.get(name, ""), options, files))
     return top, tuple(commands)

@@ -1,7 +1,7 @@
 """Knowledge updates: does search put the current value of a changed fact first?
 
     python benchmarks/knowledge_update.py                  # default settings, local model
-    python benchmarks/knowledge_update.py --configs default,newer-first,keyword-only
+    python benchmarks/knowledge_update.py --configs default,score-order,keyword-only
 
 A workspace generated from templates, in English and Chinese: people and projects whose facts
 (home, employer, manager, car, diet; a project's deadline, version, database) change one to
@@ -239,7 +239,7 @@ def consolidate(ws: Path, index: Path, facts: list[Fact]) -> dict[str, float]:
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "default": {},
-    "newer-first": {"search": {"newer_first": True}},
+    "score-order": {"search": {"newer_first": False}},
     "keyword-only": {"embedding": {"provider": "none"}},
 }
 
@@ -286,8 +286,8 @@ def evaluate(ws: Path, index: Path, questions: list[Question],
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--configs", default="default,newer-first,keyword-only,consolidated,"
-                                             "consolidated+newer-first")
+    parser.add_argument("--configs", default="default,score-order,keyword-only,consolidated,"
+                                             "consolidated+score-order")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     print(machine_report())

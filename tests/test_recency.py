@@ -118,10 +118,11 @@ def test_asked_for_the_present_value_the_newest_note_answering_it_ranks_first(em
     honda = _hit("memory/2025-05-03.md", "- Ada Park bought a Honda.", 0.40)
     hits = [curated, diet, skoda, honda]
     ranked = newer_first(hits, "What car does Ada Park drive now?", embed)
-    assert [h.path for h in ranked] == ["memory/2025-05-03.md", "memory/2025-02-17.md",
-                                        "memory/2025-04-05.md", "MEMORY.md"]
-    assert ranked[3].superseded_by == ranked[2].superseded_by == "memory/2025-05-03.md#L1"
-    assert ranked[1].superseded_by is None  # keto says nothing of her car
+    # The answers first, newest first; keto says nothing of her car: after them, unmarked.
+    assert [h.path for h in ranked] == ["memory/2025-05-03.md", "memory/2025-04-05.md",
+                                        "MEMORY.md", "memory/2025-02-17.md"]
+    assert ranked[1].superseded_by == ranked[2].superseded_by == "memory/2025-05-03.md#L1"
+    assert ranked[3].superseded_by is None
     # Not asked about the present (or not told to reorder): the scores' order stands.
     assert [h.path for h in newer_first(hits, "What car did Ada Park drive?", embed)] == [
         h.path for h in hits]

@@ -155,9 +155,9 @@ def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = 
 
 #: An answer to a "now" question: its fact line's cosine with the question, both without the
 #: subject's name and the "now" words, at least this share of the best line's, and at least
-#: :data:`ANSWER_FLOOR`. On benchmarks/knowledge_update.py a looser share (0.55) put more
-#: current values first (current@1 60.0) but took more unchanged facts for answers
-#: (unchanged@1 45.2); 0.7: 57.2 and 54.8; score order: 44.8 and 66.7.
+#: :data:`ANSWER_FLOOR`. On benchmarks/knowledge_update.py (answers first) 0.55 gave
+#: current@1 68.3 and unchanged@1 57.1 (more unchanged facts taken for answers of another
+#: kind), 0.7: 66.2 and 69.0, 0.85: 62.8 and 81.0; score order: 44.8 and 66.7.
 ANSWER_SHARE = 0.7
 ANSWER_FLOOR = 0.12
 #: The subject of a question: its terms found in at least this share of the hits' fact lines
@@ -168,9 +168,9 @@ SUBJECT_SHARE = 0.6
 def present_value_first(hits: Sequence[SearchHit], lines: Sequence[str], question: str,
                         asked: set[str], embed: Embed) -> tuple[SearchHit, ...]:
     """For a question asking the present value: the hits whose fact lines answer it (about
-    its subject, and close in meaning once the subject's name is left out), newest first in
-    the places they held; an undated curated line counts as older than any dated note. The
-    older answers are marked ``superseded_by`` the newest. Other hits keep their places."""
+    its subject, and close in meaning once the subject's name is left out) first, newest
+    first; an undated curated line counts as older than any dated note. The older answers are
+    marked ``superseded_by`` the newest. The other hits follow in their order."""
     about = [k for k, line in enumerate(lines) if (_words(line) - _now_terms(line)) & asked]
     if len(about) < 2:
         return tuple(hits)
@@ -191,12 +191,12 @@ def present_value_first(hits: Sequence[SearchHit], lines: Sequence[str], questio
     closeness = unit[1:] @ unit[0]
     floor = max(ANSWER_FLOOR, ANSWER_SHARE * float(closeness.max()))
     answers = [k for k, c in zip(about, closeness, strict=True) if float(c) >= floor]
-    if len(answers) < 2:
+    if not answers:
         return tuple(hits)
     newest = sorted(answers, key=lambda k: (hits[k].as_of or "", -k), reverse=True)
-    order = list(range(len(hits)))
-    for place, k in zip(sorted(answers), newest, strict=True):
-        order[place] = k
+    # Answers before the rest: a note on another of the subject's facts ("Ada became keto")
+    # scored as high as the one asked about is no answer to "where does Ada live now?".
+    order = [*newest, *(k for k in range(len(hits)) if k not in answers)]
     top = hits[newest[0]]
     marked = {k: top.citation or top.path for k in newest[1:]
               if (hits[k].as_of or "") < (top.as_of or "")}

@@ -62,6 +62,7 @@ def index_status(memory: StatusSource) -> dict[str, Any]:
               "so keyword scores differ from a fresh index's: run `openclaw-memory index "
               "--repair`"] if keyword.drift else [])
     return {
+        "backend": "sqlite",  # as PostgresMemory's status says "postgres"
         "workspace": str(memory.settings.workspace),
         "index_path": str(memory.index_path),
         **memory.store.counts(),

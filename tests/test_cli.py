@@ -71,6 +71,7 @@ def test_status_json_reports_paths_and_counts(cli) -> None:  # type: ignore[no-u
     cli("index")
     data = json.loads(cli("status", "--json").stdout)
     assert data["files"] == 4 and data["provider"] == "none" and data["dirty"] is False
+    assert data["backend"] == "sqlite"  # as a PostgreSQL status says "postgres"
     assert data["vector_path"] in ("vec0", "numpy") and data["vector_reason"]
     assert data["last_sync_at"] is not None
 

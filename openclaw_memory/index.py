@@ -22,7 +22,7 @@ from openclaw_memory.errors import (
     StoreError,
     WorkspaceError,
 )
-from openclaw_memory.files.curation import EditResult, edit_lines, stamp_date
+from openclaw_memory.files.curation import EditResult, edit_lines, edit_target, stamp_date
 from openclaw_memory.files.hints import empty_workspace_hint
 from openclaw_memory.files.notes import (
     NoteText,
@@ -508,13 +508,7 @@ class MemoryIndex(Memory):
         """Replace (``replacement``) or remove (None) the lines ``citation`` names
         (``MEMORY.md#L5-L6``) if they still hold ``expected``; else nothing is written and the
         result shows what is there now. The old text goes to ``memory-history/``."""
-        if chat_type != "direct":
-            raise OpenClawMemoryError("curated memory is edited in direct chats only")
-        path, start, count = split_citation(citation)
-        if start is None:
-            raise OpenClawMemoryError(f"{citation!r} names no lines: give a citation such as "
-                                      "MEMORY.md#L5-L6, as memory_search returns it")
-        end = start + (count or 1) - 1
+        path, start, end = edit_target(citation, chat_type)
         result = edit_lines(self.workspace, path, start, end, expected=expected,
                             replacement=replacement, tz=self.settings.timezone, now=now,
                             reason=reason)

@@ -30,13 +30,13 @@ from typing import Literal
 
 from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.files.atomic import swap_in, write_all
-from openclaw_memory.files.notes import DATE_STAMP, normalise_note, read_fd, today
+from openclaw_memory.files.notes import DATE_STAMP, normalise_note, read_fd, split_citation, today
 from openclaw_memory.files.reading import decode_text, io_errors, split_lines
 from openclaw_memory.files.workspace import HISTORY_DIR, ResolvedPath, Workspace
 from openclaw_memory.indexing.chunking import editor_lines_text
 
 __all__ = ["AS_OF", "HISTORY_DIR", "CurationError", "EditResult", "appended_entry",
-           "applied_result", "check_edit", "edit_lines", "history_entry", "history_path",
+           "applied_result", "check_edit", "edit_lines", "edit_target", "history_entry", "history_path",
            "new_lines_of", "replace_lines", "stamp_date"]
 
 AS_OF = DATE_STAMP  # the stamp a line ends with: when the fact on it was learned
@@ -130,6 +130,18 @@ def replace_lines(text: str, rel_path: str, start_line: int, end_line: int, expe
                           moved_to=_find(lines, wanted))
     updated = lines[:start_line - 1] + new_lines + lines[end_line:]
     return ("\n".join(updated) + "\n").encode("utf-8") if updated else b"", have
+
+
+def edit_target(citation: str, chat_type: str) -> tuple[str, int, int]:
+    """``(path, first line, last line)`` of an edit's citation (``MEMORY.md#L5-L6``), where
+    curated memory may be edited: direct chats only."""
+    if chat_type != "direct":
+        raise CurationError("curated memory is edited in direct chats only")
+    path, start, count = split_citation(citation)
+    if start is None:
+        raise CurationError(f"{citation!r} names no lines: give a citation such as "
+                            "MEMORY.md#L5-L6, as memory_search returns it")
+    return path, start, start + (count or 1) - 1
 
 
 def check_edit(kind: str, rel_path: str, start_line: int, end_line: int) -> None:

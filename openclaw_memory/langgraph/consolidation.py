@@ -216,23 +216,25 @@ class MemoryConsolidation:
 
     def update(self, state: Any, config: RunnableConfig | None = None,
                context: Any = None) -> dict[str, Any]:
-        chat_type = resolve_chat_type(config, context)
-        reason = self.skip_reason(state, chat_type)
-        if reason is not None:
-            logger.debug("memory consolidation skipped: %s", reason)
+        target = self._due(state, config, context)
+        if target is None:
             return {}
-        report = self.run(target=self.memory(config, context))
-        return self._bookkeeping(state, report)
+        return self._bookkeeping(state, self.run(target=target))
 
     async def aupdate(self, state: Any, config: RunnableConfig | None = None,
                       context: Any = None) -> dict[str, Any]:
-        chat_type = resolve_chat_type(config, context)
-        reason = self.skip_reason(state, chat_type)
+        target = self._due(state, config, context)
+        if target is None:
+            return {}
+        return self._bookkeeping(state, await self.arun(target=target))
+
+    def _due(self, state: Any, config: RunnableConfig | None, context: Any) -> ScopedMemory | None:
+        """The run's memory when a consolidation is due in this step, else None."""
+        reason = self.skip_reason(state, resolve_chat_type(config, context))
         if reason is not None:
             logger.debug("memory consolidation skipped: %s", reason)
-            return {}
-        report = await self.arun(target=self.memory(config, context))
-        return self._bookkeeping(state, report)
+            return None
+        return self.memory(config, context)
 
     def _bookkeeping(self, state: Any, report: ConsolidationReport) -> dict[str, Any]:
         # A failed run is not retried in this cycle: the next cycle (or the CLI) tries again.

@@ -27,7 +27,7 @@ from openclaw_memory.errors import (
     OpenClawMemoryError,
     WorkspaceError,
 )
-from openclaw_memory.files.curation import EditResult, stamp_date
+from openclaw_memory.files.curation import EditResult, edit_target, stamp_date
 from openclaw_memory.files.docpaths import document_path
 from openclaw_memory.files.notes import (
     NoteText,
@@ -390,14 +390,9 @@ class PostgresMemory(Memory):
              now: datetime | None = None) -> EditResult:
         """Replace or remove the lines ``citation`` names if they still hold ``expected``, in
         one transaction with the history entry (:mod:`openclaw_memory.postgres.curating`)."""
-        if chat_type != "direct":
-            raise OpenClawMemoryError("curated memory is edited in direct chats only")
-        path, start, count = split_citation(citation)
-        if start is None:
-            raise OpenClawMemoryError(f"{citation!r} names no lines: give a citation such as "
-                                      "MEMORY.md#L5-L6, as memory_search returns it")
-        result = edit_document(self.db, self.indexer, self.settings, path, start,
-                               start + (count or 1) - 1, expected=expected,
+        path, start, end = edit_target(citation, chat_type)
+        result = edit_document(self.db, self.indexer, self.settings, path, start, end,
+                               expected=expected,
                                replacement=replacement, reason=reason, now=now)
         if result.applied:
             self.index.forget_counts()  # this workspace's term counts just moved

@@ -39,11 +39,11 @@ from openclaw_memory.langgraph.flush import (
     NO_REPLY,
     FlushReport,
     MemoryFlush,
-    MemoryFlushMiddleware,
     flush_threshold,
     is_silent_reply,
     memory_flush_node,
 )
+from openclaw_memory.langgraph.flush_middleware import MemoryFlushMiddleware
 from openclaw_memory.langgraph.prompt import (
     MemoryRecallPromptMiddleware,
     build_system_prompt,

@@ -24,8 +24,11 @@ from openclaw_memory.errors import ConfigError
 from openclaw_memory.redact import redact_dsn, redact_headers, redact_url
 
 __all__ = [
+    "CaptureSettings",
     "ChunkingSettings",
+    "ConsolidationSettings",
     "EmbeddingSettings",
+    "FlushSettings",
     "FusionMode",
     "MemorySettings",
     "ProviderName",
@@ -364,6 +367,52 @@ class WriteSettings(_Frozen):
         "None: only a copy in the same file is skipped.")
 
 
+class FlushSettings(_Frozen):
+    """The pre-compaction memory flush (MemoryFlush / MemoryFlushMiddleware); a constructor
+    argument given in code wins over these."""
+
+    enabled: bool = Field(True, description="Run the silent flush turn before compaction.")
+    context_window: int | None = Field(
+        None, ge=1, description="Tokens of the model's context; None: the model profile's "
+        "max_input_tokens, else 200 000.")
+    reserve_tokens_floor: int = Field(
+        20_000, ge=0, description="Tokens kept free for the reply: the flush runs at "
+        "context_window - reserve_tokens_floor - soft_threshold_tokens.")
+    soft_threshold_tokens: int = Field(4_000, ge=0, description="How early before that floor "
+                                                                "the flush runs.")
+    allow_edit: bool = Field(False, description="Also offer memory_edit (correct MEMORY.md) in "
+                                                "the flush turn, direct chats only.")
+    max_tool_rounds: int = Field(4, ge=1, le=50, description="Model calls with tool use in one "
+                                                            "flush turn.")
+    max_attempts: int = Field(3, ge=1, le=20, description="Attempts of a failing flush per "
+                                                         "compaction cycle (5xx, 429, network).")
+    retry_base_seconds: float = Field(2.0, ge=0, description="Wait before the first retry; "
+                                                            "doubles each time.")
+    retry_max_seconds: float = Field(60.0, ge=0, description="Longest wait between retries.")
+
+
+class ConsolidationSettings(_Frozen):
+    """Consolidation (MemoryConsolidation, its node and middleware, `consolidate`)."""
+
+    days: int = Field(7, ge=1, le=3650, description="Days of daily logs one run reads, today's "
+                                                    "included.")
+    max_input_tokens: int = Field(8_000, ge=500, le=1_000_000, description="The most one run "
+                                  "shows the model; the oldest logs are left out first.")
+    max_edits: int = Field(20, ge=1, le=1000, description="The most edits one run applies (the "
+                                                          "rest wait for the next run).")
+
+
+class CaptureSettings(_Frozen):
+    """Auto-capture (MemoryCaptureMiddleware / memory_capture_node), off unless added."""
+
+    last_turns: int = Field(3, ge=1, le=100, description="The most user turns one capture "
+                                                         "reads (those since the last capture).")
+    max_notes: int = Field(5, ge=1, le=100, description="The most notes one capture writes.")
+    chat_types: tuple[Literal["direct", "group", "channel"], ...] = Field(
+        ("direct",), description="Chats where capture runs (what people say in a group is "
+                                 "theirs).")
+
+
 class SessionSettings(_Frozen):
     """Session transcripts as a source: where they are, whose they are, when to re-index."""
 
@@ -406,6 +455,9 @@ class MemorySettings(_Frozen):
     sync: SyncSettings = Field(default_factory=SyncSettings)
     sessions: SessionSettings = Field(default_factory=SessionSettings)
     write: WriteSettings = Field(default_factory=WriteSettings)
+    flush: FlushSettings = Field(default_factory=FlushSettings)
+    consolidation: ConsolidationSettings = Field(default_factory=ConsolidationSettings)
+    capture: CaptureSettings = Field(default_factory=CaptureSettings)
 
     @field_validator("workspace", mode="after")
     @classmethod

@@ -21,11 +21,13 @@ def add_consolidate_parser(sub: Any) -> None:
                         "(openai:gpt-4o-mini); needs the 'agents' extra and the provider's key")
     c.add_argument("--base-url", default=None, metavar="URL",
                    help="an OpenAI-compatible server's URL (a local model, a proxy)")
-    c.add_argument("--days", type=int, default=7, help="days of daily logs to read (default 7)")
-    c.add_argument("--max-edits", type=int, default=20,
-                   help="the most edits one run applies (default 20)")
-    c.add_argument("--max-input-tokens", type=int, default=8_000,
-                   help="the most the model is shown; the oldest logs are left out first")
+    c.add_argument("--days", type=int, default=None,
+                   help="days of daily logs to read (default: consolidation.days, 7)")
+    c.add_argument("--max-edits", type=int, default=None,
+                   help="the most edits one run applies (default: consolidation.max_edits, 20)")
+    c.add_argument("--max-input-tokens", type=int, default=None,
+                   help="the most the model is shown; the oldest logs are left out first "
+                        "(default: consolidation.max_input_tokens, 8000)")
     c.add_argument("--dry-run", action="store_true",
                    help="print the proposed edits as a diff; write nothing")
     c.add_argument("--json", action="store_true", help="print the report as JSON")

@@ -10,6 +10,9 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.runnables import RunnableConfig
 
+from openclaw_memory.config import MemorySettings
+from openclaw_memory.memory_base import Memory
+
 __all__ = [
     "TokenCounter",
     "chat_model_of",
@@ -19,6 +22,7 @@ __all__ = [
     "effective_tokens",
     "message_text",
     "reported_tokens",
+    "settings_of",
     "state_get",
     "state_messages",
     "without_dangling_tool_calls",
@@ -106,6 +110,20 @@ def without_dangling_tool_calls(messages: Sequence[BaseMessage]) -> list[BaseMes
             continue
         kept.append(message)
     return kept
+
+
+def settings_of(memory: Any) -> MemorySettings:
+    """The settings an agent step reads its defaults from: its index's (a scope's shared
+    index's), else, for a scope that opens a workspace per run, the environment's and the
+    working folder's file."""
+    if isinstance(memory, Memory):
+        return memory.settings
+    index = getattr(memory, "index", None)
+    if isinstance(index, Memory):
+        return index.settings
+    from openclaw_memory.settings_sources import load_settings
+
+    return load_settings(None)[0]
 
 
 def chat_model_of(model: BaseChatModel | str) -> BaseChatModel:

@@ -31,6 +31,7 @@ from openclaw_memory.langgraph._common import (
     chat_model_of,
     current_run_config,
     message_text,
+    settings_of,
     state_get,
     state_messages,
 )
@@ -104,15 +105,16 @@ class MemoryCapture:
     """
 
     def __init__(self, index: Memory | MemoryScope, model: BaseChatModel | str, *,
-                 last_turns: int = 3, max_notes: int = 5,
-                 chat_types: Sequence[ChatType] = ("direct",), enabled: bool = True,
+                 last_turns: int | None = None, max_notes: int | None = None,
+                 chat_types: Sequence[ChatType] | None = None, enabled: bool = True,
                  system_prompt: str | None = None, prompt: str | None = None) -> None:
+        c = settings_of(index).capture  # capture.* in the file or environment
         self.scope = index if isinstance(index, MemoryScope) else None
         self._index = index if isinstance(index, Memory) else None
         self.model = chat_model_of(model)
-        self.last_turns = max(1, last_turns)
-        self.max_notes = max(1, max_notes)
-        self.chat_types = tuple(chat_types)
+        self.last_turns = max(1, c.last_turns if last_turns is None else last_turns)
+        self.max_notes = max(1, c.max_notes if max_notes is None else max_notes)
+        self.chat_types = tuple(c.chat_types if chat_types is None else chat_types)
         self.enabled = enabled
         self.system_prompt = system_prompt or CAPTURE_SYSTEM_PROMPT
         self.prompt = prompt or CAPTURE_PROMPT

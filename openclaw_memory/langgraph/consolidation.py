@@ -51,6 +51,7 @@ from openclaw_memory.langgraph._common import (
     chat_model_of,
     current_run_config,
     message_text,
+    settings_of,
     state_get,
 )
 from openclaw_memory.langgraph._optional import AgentMiddleware
@@ -104,16 +105,19 @@ class MemoryConsolidation:
     step off (``run`` still works).
     """
 
-    def __init__(self, index: Memory | MemoryScope, model: BaseChatModel | str, *, days: int = 7,
-                 max_input_tokens: int = 8_000, max_edits: int = 20, enabled: bool = True,
+    def __init__(self, index: Memory | MemoryScope, model: BaseChatModel | str, *,
+                 days: int | None = None, max_input_tokens: int | None = None,
+                 max_edits: int | None = None, enabled: bool = True,
                  system_prompt: str | None = None, prompt: str | None = None,
                  clock: Callable[[], datetime] | None = None) -> None:
+        c = settings_of(index).consolidation  # consolidation.* in the file or environment
         self.scope = index if isinstance(index, MemoryScope) else None
         self._index = index if isinstance(index, Memory) else None
         self.model = chat_model_of(model)
-        self.days = max(1, days)
-        self.max_input_tokens = max(500, max_input_tokens)
-        self.max_edits = max(1, max_edits)
+        self.days = max(1, c.days if days is None else days)
+        self.max_input_tokens = max(500, c.max_input_tokens if max_input_tokens is None
+                                    else max_input_tokens)
+        self.max_edits = max(1, c.max_edits if max_edits is None else max_edits)
         self.enabled = enabled
         self.system_prompt = system_prompt or CONSOLIDATION_SYSTEM_PROMPT
         self.prompt = prompt or CONSOLIDATION_PROMPT

@@ -55,6 +55,7 @@ from openclaw_memory.langgraph._common import (
     default_token_counter,
     effective_tokens,
     message_text,
+    settings_of,
     state_get,
     state_messages,
     without_dangling_tool_calls,
@@ -177,35 +178,44 @@ class MemoryFlush:
 
     def __init__(self, index: Memory | MemoryScope, model: BaseChatModel, *,
                  context_window: int | None = None,
-                 reserve_tokens_floor: int = RESERVE_TOKENS_FLOOR,
-                 soft_threshold_tokens: int = SOFT_THRESHOLD_TOKENS,
-                 token_counter: TokenCounter | None = None, max_tool_rounds: int = 4,
-                 compaction_due: CompactionDue | None = None, enabled: bool = True,
+                 reserve_tokens_floor: int | None = None,
+                 soft_threshold_tokens: int | None = None,
+                 token_counter: TokenCounter | None = None, max_tool_rounds: int | None = None,
+                 compaction_due: CompactionDue | None = None, enabled: bool | None = None,
                  read_only: bool = False, citations: CitationMode | None = None,
                  system_prompt: str | None = None, prompt: str | None = None,
-                 clock: Callable[[], datetime] | None = None, max_attempts: int = 3,
-                 retry_base_seconds: float = 2.0, retry_max_seconds: float = 60.0,
-                 allow_edit: bool = False) -> None:
+                 clock: Callable[[], datetime] | None = None, max_attempts: int | None = None,
+                 retry_base_seconds: float | None = None, retry_max_seconds: float | None = None,
+                 allow_edit: bool | None = None) -> None:
+        # Arguments left out come from the settings (flush.* in openclaw-memory.toml or
+        # OPENCLAW_MEMORY_FLUSH__*), then the defaults.
+        f = settings_of(index).flush
+        self.allow_edit = f.allow_edit if allow_edit is None else allow_edit
         # A scope resolves per run (whose memory the notes go to); an index is every run's.
-        self.allow_edit = allow_edit
         self.scope = index if isinstance(index, MemoryScope) else None
         self._index = index if isinstance(index, Memory) else None
         self.model = model
-        self.context_window = context_window or context_window_of(model) or DEFAULT_CONTEXT_WINDOW
-        self.threshold = flush_threshold(self.context_window, reserve_tokens_floor,
-                                         soft_threshold_tokens)
+        self.context_window = (context_window or f.context_window or context_window_of(model)
+                               or DEFAULT_CONTEXT_WINDOW)
+        self.threshold = flush_threshold(
+            self.context_window,
+            f.reserve_tokens_floor if reserve_tokens_floor is None else reserve_tokens_floor,
+            f.soft_threshold_tokens if soft_threshold_tokens is None else soft_threshold_tokens)
         self.token_counter: TokenCounter = token_counter or default_token_counter
-        self.max_tool_rounds = max(1, max_tool_rounds)
+        self.max_tool_rounds = max(1, f.max_tool_rounds if max_tool_rounds is None
+                                   else max_tool_rounds)
         self.compaction_due = compaction_due
-        self.enabled = enabled
+        self.enabled = f.enabled if enabled is None else enabled
         self.read_only = read_only
         self.citations = citations
         self.system_prompt = system_prompt or FLUSH_SYSTEM_PROMPT
         self.prompt = _with_no_reply_hint(prompt) if prompt else FLUSH_PROMPT
         self.clock = clock or (lambda: datetime.now(UTC))
-        self.max_attempts = max(1, max_attempts)
-        self.retry_base_seconds = max(0.0, retry_base_seconds)
-        self.retry_max_seconds = max(self.retry_base_seconds, retry_max_seconds)
+        self.max_attempts = max(1, f.max_attempts if max_attempts is None else max_attempts)
+        self.retry_base_seconds = max(0.0, f.retry_base_seconds if retry_base_seconds is None
+                                      else retry_base_seconds)
+        self.retry_max_seconds = max(self.retry_base_seconds, f.retry_max_seconds
+                                     if retry_max_seconds is None else retry_max_seconds)
 
     # -- whose memory -------------------------------------------------------------------------
     @property

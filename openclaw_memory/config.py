@@ -39,7 +39,7 @@ __all__ = [
     "WriteSettings",
 ]
 
-ProviderName = Literal["auto", "local", "openai", "none"]
+ProviderName = Literal["auto", "local", "openai", "ollama", "none"]
 FusionMode = Literal["absolute", "calibrated", "weighted", "rrf"]
 
 
@@ -68,10 +68,12 @@ class EmbeddingSettings(_Frozen):
 
     provider: ProviderName = Field(
         "auto",
-        description="auto: local unless an OpenAI endpoint is configured; none: keyword-only.",
+        description="auto: local unless an OpenAI endpoint is configured; ollama: an Ollama "
+                    "server's own API (base_url, else OLLAMA_HOST; the 'ollama' extra); none: "
+                    "keyword-only.",
     )
     model: str | None = Field(None, description="Provider model; None picks the provider default.")
-    fallback: Literal["none", "local", "openai"] = Field(
+    fallback: Literal["none", "local", "openai", "ollama"] = Field(
         "none", description="Provider to switch to (with the reason recorded) if the primary fails."
     )
     fallback_model: str | None = Field(

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from openclaw_memory.config import EmbeddingSettings
 from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.embeddings.local import MODEL_NAME, LocalProvider
+from openclaw_memory.embeddings.ollama import OllamaProvider
 from openclaw_memory.embeddings.openai import OpenAIProvider
 from openclaw_memory.embeddings.use import USE_MODEL_NAME, MultilingualUSEProvider
 from openclaw_memory.errors import ConfigError, ProviderUnavailableError
@@ -53,14 +54,16 @@ DEFAULT_LOCAL_MODEL = USE_MODEL_NAME
 
 
 def build_provider(name: str, settings: EmbeddingSettings) -> EmbeddingProvider:
-    """Construct provider ``name`` ("local" or "openai"); raises ProviderUnavailableError."""
+    """Construct provider ``name`` ("local", "openai" or "ollama"); raises
+    ProviderUnavailableError."""
     if name == "local":
         return _local_provider(settings)
-    if name == "openai":
-        provider = OpenAIProvider(settings)
+    if name in ("openai", "ollama"):
+        provider: EmbeddingProvider = (OpenAIProvider(settings) if name == "openai"
+                                       else OllamaProvider(settings))
         provider.breaker.probe_interval_s = settings.probe_interval_seconds
         return provider
-    raise ConfigError(f"unknown embedding provider {name!r} (expected local or openai)")
+    raise ConfigError(f"unknown embedding provider {name!r} (expected local, openai or ollama)")
 
 
 def _local_provider(settings: EmbeddingSettings) -> EmbeddingProvider:

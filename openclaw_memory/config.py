@@ -39,7 +39,7 @@ __all__ = [
     "WriteSettings",
 ]
 
-ProviderName = Literal["auto", "local", "openai", "ollama", "none"]
+ProviderName = Literal["auto", "local", "openai", "ollama", "mistral", "voyage", "gemini", "none"]
 FusionMode = Literal["absolute", "calibrated", "weighted", "rrf"]
 
 
@@ -69,11 +69,13 @@ class EmbeddingSettings(_Frozen):
     provider: ProviderName = Field(
         "auto",
         description="auto: local unless an OpenAI endpoint is configured; ollama: an Ollama "
-                    "server's own API (base_url, else OLLAMA_HOST; the 'ollama' extra); none: "
+                    "server's own API (base_url, else OLLAMA_HOST; the 'ollama' extra); mistral, "
+                    "voyage, gemini: the service through its official client (its extra; key "
+                    "from api_key, else MISTRAL_API_KEY, VOYAGE_API_KEY, GEMINI_API_KEY); none: "
                     "keyword-only.",
     )
     model: str | None = Field(None, description="Provider model; None picks the provider default.")
-    fallback: Literal["none", "local", "openai", "ollama"] = Field(
+    fallback: Literal["none", "local", "openai", "ollama", "mistral", "voyage", "gemini"] = Field(
         "none", description="Provider to switch to (with the reason recorded) if the primary fails."
     )
     fallback_model: str | None = Field(

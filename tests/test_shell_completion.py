@@ -45,7 +45,8 @@ def test_bash_offers_a_commands_own_options_and_the_global_ones(tmp_path: Path) 
 
 
 def test_bash_offers_the_choices_of_an_option(tmp_path: Path) -> None:
-    assert bash_complete("openclaw-memory --provider o", tmp_path) == ["openai"]
+    assert bash_complete("openclaw-memory --provider op", tmp_path) == ["openai"]
+    assert bash_complete("openclaw-memory --provider o", tmp_path) == ["openai", "ollama"]
     assert bash_complete("openclaw-memory write x --target ", tmp_path) == ["daily", "memory"]
     assert bash_complete("openclaw-memory --print-completion z", tmp_path) == ["zsh"]
 

@@ -96,7 +96,8 @@ def _global_options(p: argparse.ArgumentParser, *, suppress: bool) -> None:
                    help="use the bundled sample workspace (copied to the state directory)")
     add("--index", type=Path, default=d,
                    help="index file (default: a per-workspace file in the state directory)")
-    add("--provider", choices=["auto", "local", "openai", "ollama", "none"], default=d,
+    add("--provider", choices=["auto", "local", "openai", "ollama", "mistral", "voyage", "gemini",
+                               "none"], default=d,
                    help="embedding provider (default: auto = the offline local model)")
     add("--sessions", action="store_true", default=flag,
                    help="also index session transcripts (<workspace>/sessions/*.jsonl)")

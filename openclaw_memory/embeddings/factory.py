@@ -16,6 +16,7 @@ Rules (a superset of OpenClaw's, SPEC §7):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from openclaw_memory.config import EmbeddingSettings
@@ -23,6 +24,7 @@ from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.embeddings.local import MODEL_NAME, LocalProvider
 from openclaw_memory.embeddings.ollama import OllamaProvider
 from openclaw_memory.embeddings.openai import OpenAIProvider
+from openclaw_memory.embeddings.services import GeminiProvider, MistralProvider, VoyageProvider
 from openclaw_memory.embeddings.use import USE_MODEL_NAME, MultilingualUSEProvider
 from openclaw_memory.errors import ConfigError, ProviderUnavailableError
 
@@ -54,16 +56,22 @@ DEFAULT_LOCAL_MODEL = USE_MODEL_NAME
 
 
 def build_provider(name: str, settings: EmbeddingSettings) -> EmbeddingProvider:
-    """Construct provider ``name`` ("local", "openai" or "ollama"); raises
+    """Construct provider ``name`` (local, openai, ollama, mistral, voyage, gemini); raises
     ProviderUnavailableError."""
     if name == "local":
         return _local_provider(settings)
-    if name in ("openai", "ollama"):
-        provider: EmbeddingProvider = (OpenAIProvider(settings) if name == "openai"
-                                       else OllamaProvider(settings))
+    remote = _REMOTE.get(name)
+    if remote is not None:
+        provider = remote(settings)
         provider.breaker.probe_interval_s = settings.probe_interval_seconds
         return provider
-    raise ConfigError(f"unknown embedding provider {name!r} (expected local, openai or ollama)")
+    raise ConfigError(f"unknown embedding provider {name!r} (expected local, "
+                      f"{', '.join(_REMOTE)})")
+
+
+_REMOTE: dict[str, Callable[[EmbeddingSettings], EmbeddingProvider]] = {
+    "openai": OpenAIProvider, "ollama": OllamaProvider, "mistral": MistralProvider,
+    "voyage": VoyageProvider, "gemini": GeminiProvider}
 
 
 def _local_provider(settings: EmbeddingSettings) -> EmbeddingProvider:

@@ -148,3 +148,17 @@ def test_malformed_answers_are_clear_errors(service: Any) -> None:
     server.route(path, lambda r: json_reply({"data": [], "embeddings": []}))
     with pytest.raises(EmbeddingError, match="malformed"):
         _provider(name, server, max_retries=0).embed_documents(["a", "b"])
+
+
+def test_auto_picks_a_service_when_its_model_is_named_and_stays_local_on_a_key_alone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from openclaw_memory.embeddings.factory import create_provider
+
+    monkeypatch.setenv("GEMINI_API_KEY", "sk-scripted-key")
+    assert create_provider(EmbeddingSettings()).provider.id == "local"  # type: ignore[union-attr]
+    chosen = create_provider(EmbeddingSettings(model="gemini-embedding-001"))
+    assert chosen.provider is not None and chosen.provider.id == "gemini"
+    monkeypatch.delenv("VOYAGE_API_KEY", raising=False)
+    fell_back = create_provider(EmbeddingSettings(model="voyage-4-large"))
+    assert fell_back.provider is not None and fell_back.fallback is not None
+    assert fell_back.fallback["from"] == "voyage" and "VOYAGE_API_KEY" in fell_back.fallback["reason"]

@@ -3,12 +3,15 @@
 Rules (a superset of OpenClaw's, SPEC §7):
 
 - ``none``: no provider, keyword-only search.
-- ``local`` / ``openai``: that provider. If it cannot be built and ``fallback`` names a
+- ``local`` / ``openai`` / ``ollama`` / ``mistral`` / ``voyage`` / ``gemini``: that provider.
+  If it cannot be built and ``fallback`` names a
   different provider, the fallback is built and ``ProviderChoice.fallback`` records
   ``{"from", "reason"}``; without a usable fallback :class:`ProviderUnavailableError` is
   raised, because the user asked for that provider by name.
-- ``auto``: OpenAI when an endpoint is configured (``base_url``, or an OpenAI model name)
-  and a key is available, else local. If the configured OpenAI endpoint has no key, the
+- ``auto``: the service whose model ``embedding.model`` names (``gemini-embedding-001``,
+  ``voyage-...``, ``mistral-embed``), or OpenAI when an endpoint is configured (``base_url``,
+  or an OpenAI model name), when its key is available; else local (a key alone never leaves
+  the offline default). If the configured service has no key, the
   switch to local is recorded as a fallback. If nothing can be built the choice has no
   provider and ``unavailable_reason`` says why, so search reports keyword-only mode and
   the cause instead of quietly degrading.
@@ -157,9 +160,22 @@ def _choose_auto(settings: EmbeddingSettings) -> ProviderChoice:
     return ProviderChoice(None, "auto", unavailable_reason="; ".join(reasons))
 
 
+#: Model-name prefixes by which ``auto`` recognises a hosted service's model.
+_SERVICE_MODELS = {"gemini": ("gemini-embedding", "text-embedding-004", "embedding-001"),
+                   "voyage": ("voyage-",), "mistral": ("mistral-embed", "codestral-embed")}
+
+
 def _auto_candidates(settings: EmbeddingSettings) -> list[str]:
-    """Providers to try in order: a configured OpenAI endpoint, local, then the fallback."""
-    names = ["openai"] if openai_configured(settings) else []
+    """Providers to try in order: a configured OpenAI endpoint or a service whose model is
+    named (its key then from the environment), local, then the fallback. A key alone never
+    moves ``auto`` off the offline default: OPENAI_API_KEY or GEMINI_API_KEY are often set
+    for a chat model, and would quietly send every note to a paid API."""
+    model = settings.model or ""
+    service = next((name for name, prefixes in _SERVICE_MODELS.items()
+                    if model.startswith(prefixes)), None)
+    names = ["openai"] if openai_configured(settings) and service is None else []
+    if service is not None:
+        names.append(service)
     names.append("local")
     if settings.fallback != "none" and settings.fallback not in names:
         names.append(settings.fallback)
@@ -171,7 +187,11 @@ def _names_a_model_of(name: str, settings: EmbeddingSettings) -> bool:
     model = settings.model
     if model is None:
         return True
-    return model in LOCAL_MODELS if name == "local" else model.startswith(_OPENAI_MODEL_PREFIX)
+    if name == "local":
+        return model in LOCAL_MODELS
+    if name in _SERVICE_MODELS:
+        return model.startswith(_SERVICE_MODELS[name])
+    return model.startswith(_OPENAI_MODEL_PREFIX)
 
 
 def openai_configured(settings: EmbeddingSettings) -> bool:

@@ -286,7 +286,9 @@ class SearchSettings(_Frozen):
 class StoreSettings(_Frozen):
     """Where the index lives and which vector path answers queries."""
 
-    path: Path | None = Field(None, description="Index file; None = per-workspace file in state dir.")
+    path: Path | None = Field(None, description="Index file; None = per-workspace file in "
+                              "state dir. `{agent_id}` (or OpenClaw's `{agentId}`) in it is "
+                              "replaced by sessions.agent_id: one index per agent.")
     vector_backend: Literal["auto", "vec0", "numpy"] = Field(
         "auto",
         description="auto: queries are answered from an in-memory matrix of the vectors (3-15x "
@@ -345,6 +347,21 @@ class StoreSettings(_Frozen):
         "the HNSW index (maintenance_work_mem, only while it builds, never more than the "
         "graph needs). A graph that does not fit is built several times slower: 1M chunks "
         "of 512 dims need about 2 600 MB.")
+
+
+
+    def resolved_path(self, agent_id: str | None) -> Path | None:
+        """``path`` with ``{agent_id}`` filled in (None when no path is set)."""
+        if self.path is None:
+            return None
+        text = str(self.path)
+        for token in ("{agent_id}", "{agentId}"):
+            if token in text:
+                if agent_id is None:
+                    raise ConfigError(f"store.path uses {token} but sessions.agent_id is unset "
+                                      "(--agent ID on the command line)")
+                text = text.replace(token, agent_id)
+        return Path(text)
 
 
 class SyncSettings(_Frozen):

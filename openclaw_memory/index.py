@@ -92,7 +92,8 @@ class MemoryIndex(Memory):
             sessions_dir=settings.sessions.resolved_directory(settings.workspace)
             if settings.sessions.enabled else None)
         self.embedding_key = embedding_key(settings, embedder)
-        self.index_path = Path(index_path or settings.store.path or default_index_path(
+        configured = settings.store.resolved_path(settings.sessions.agent_id)
+        self.index_path = Path(index_path or configured or default_index_path(
             settings.workspace, settings.sessions.agent_id, self.embedding_key,
         )).expanduser().absolute()
         ensure_not_inside_memory(self.index_path, settings.workspace, settings.extra_paths)

@@ -52,3 +52,14 @@ def test_the_environment_sets_them_too_and_bad_values_are_clear(
     monkeypatch.setenv("OPENCLAW_MEMORY_CONSOLIDATION__MAX_EDITS", "0")
     with pytest.raises(ConfigError, match="max_edits"):
         MemoryIndex.open(ws, index_path=tmp_path / "j.sqlite", **OPTS)
+
+
+def test_store_path_takes_the_agent_id(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    template = str(tmp_path / "indexes" / "{agentId}.sqlite")
+    with MemoryIndex.open(ws, store={"path": template}, sessions={"agent_id": "main"},
+                          **OPTS) as memory:
+        assert memory.index_path == tmp_path / "indexes" / "main.sqlite"
+    with pytest.raises(ConfigError, match=r"sessions\.agent_id is unset"):
+        MemoryIndex.open(ws, store={"path": str(tmp_path / "{agent_id}.sqlite")}, **OPTS)

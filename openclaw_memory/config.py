@@ -26,6 +26,7 @@ from openclaw_memory.redact import redact_dsn, redact_headers, redact_url
 __all__ = [
     "CaptureSettings",
     "ChunkingSettings",
+    "CompactionSettings",
     "ConsolidationSettings",
     "EmbeddingSettings",
     "FlushSettings",
@@ -412,6 +413,20 @@ class FlushSettings(_Frozen):
     retry_max_seconds: float = Field(60.0, ge=0, description="Longest wait between retries.")
 
 
+class CompactionSettings(_Frozen):
+    """Compaction (Compaction / compaction_node); a constructor argument given in code wins."""
+
+    reserve_tokens_floor: int = Field(
+        20_000, ge=0, description="Compaction runs at context_window - reserve_tokens_floor "
+        "(the context window as the flush reads it).")
+    trigger_tokens: int | None = Field(None, ge=1, description="Compact at this many tokens "
+                                       "instead (None: from the window and the floor).")
+    keep_messages: int = Field(6, ge=0, le=1000, description="Latest messages kept verbatim "
+                                                             "after a compaction.")
+    summary_role: Literal["human", "system"] = Field(
+        "human", description="Role of the summary request (human works with every provider).")
+
+
 class ConsolidationSettings(_Frozen):
     """Consolidation (MemoryConsolidation, its node and middleware, `consolidate`)."""
 
@@ -477,6 +492,7 @@ class MemorySettings(_Frozen):
     sessions: SessionSettings = Field(default_factory=SessionSettings)
     write: WriteSettings = Field(default_factory=WriteSettings)
     flush: FlushSettings = Field(default_factory=FlushSettings)
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     consolidation: ConsolidationSettings = Field(default_factory=ConsolidationSettings)
     capture: CaptureSettings = Field(default_factory=CaptureSettings)
 

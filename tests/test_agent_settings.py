@@ -63,3 +63,18 @@ def test_store_path_takes_the_agent_id(tmp_path: Path) -> None:
         assert memory.index_path == tmp_path / "indexes" / "main.sqlite"
     with pytest.raises(ConfigError, match=r"sessions\.agent_id is unset"):
         MemoryIndex.open(ws, store={"path": str(tmp_path / "{agent_id}.sqlite")}, **OPTS)
+
+
+def test_compaction_reads_its_settings_through_the_flush_or_the_environment(
+        ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from openclaw_memory.langgraph import Compaction
+
+    (ws / "openclaw-memory.toml").write_text("[compaction]\nkeep_messages = 2\n"
+                                             "trigger_tokens = 5000\n")
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite", **OPTS) as memory:
+        flush = MemoryFlush(memory, ScriptedChatModel())
+        compaction = Compaction(ScriptedChatModel(), flush=flush)
+        assert (compaction.keep_messages, compaction.trigger_tokens) == (2, 5000)
+        assert Compaction(ScriptedChatModel(), flush=flush, keep_messages=9).keep_messages == 9
+    monkeypatch.setenv("OPENCLAW_MEMORY_COMPACTION__SUMMARY_ROLE", "system")
+    assert Compaction(ScriptedChatModel()).summary_role == "system"

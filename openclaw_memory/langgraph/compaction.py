@@ -49,10 +49,11 @@ from openclaw_memory.langgraph._common import (
     default_token_counter,
     effective_tokens,
     message_text,
+    settings_of,
     state_get,
     state_messages,
 )
-from openclaw_memory.langgraph.flush import DEFAULT_CONTEXT_WINDOW, RESERVE_TOKENS_FLOOR
+from openclaw_memory.langgraph.flush import DEFAULT_CONTEXT_WINDOW
 from openclaw_memory.langgraph.scope import current_context
 from openclaw_memory.langgraph.silent import arun_silently, quiet, run_silently
 from openclaw_memory.memory_base import Memory
@@ -99,21 +100,26 @@ class Compaction:
     """
 
     def __init__(self, model: BaseChatModel, *, context_window: int | None = None,
-                 reserve_tokens_floor: int = RESERVE_TOKENS_FLOOR, trigger_tokens: int | None = None,
-                 keep_messages: int = 6, token_counter: TokenCounter | None = None,
+                 reserve_tokens_floor: int | None = None, trigger_tokens: int | None = None,
+                 keep_messages: int | None = None, token_counter: TokenCounter | None = None,
                  summary_prompt: str | None = None,
-                 summary_role: Literal["human", "system"] = "human",
+                 summary_role: Literal["human", "system"] | None = None,
                  flush: MemoryFlush | None = None, episodes: Memory | None = None) -> None:
+        # Arguments left out come from compaction.* (the file, the environment), then defaults.
+        settings = flush.settings if flush is not None else settings_of(episodes)
+        c = settings.compaction
         self.model = model
         self.flush = flush
         self.episodes = episodes
-        window = context_window or context_window_of(model) or DEFAULT_CONTEXT_WINDOW
-        self.trigger_tokens = (trigger_tokens if trigger_tokens is not None
-                               else max(0, window - max(0, reserve_tokens_floor)))
-        self.keep_messages = max(0, keep_messages)
+        window = (context_window or settings.flush.context_window or context_window_of(model)
+                  or DEFAULT_CONTEXT_WINDOW)
+        floor = c.reserve_tokens_floor if reserve_tokens_floor is None else reserve_tokens_floor
+        trigger = c.trigger_tokens if trigger_tokens is None else trigger_tokens
+        self.trigger_tokens = trigger if trigger is not None else max(0, window - max(0, floor))
+        self.keep_messages = max(0, c.keep_messages if keep_messages is None else keep_messages)
         self.token_counter: TokenCounter = token_counter or default_token_counter
         self.summary_prompt = summary_prompt or SUMMARY_PROMPT
-        self.summary_role = summary_role
+        self.summary_role = c.summary_role if summary_role is None else summary_role
 
     def due(self, messages: Sequence[BaseMessage], tokens: int | None = None) -> bool:
         """Whether this step would compact ``messages`` (usable as the flush's ``compaction_due``)."""

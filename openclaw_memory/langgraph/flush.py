@@ -189,7 +189,8 @@ class MemoryFlush:
                  allow_edit: bool | None = None) -> None:
         # Arguments left out come from the settings (flush.* in openclaw-memory.toml or
         # OPENCLAW_MEMORY_FLUSH__*), then the defaults.
-        f = settings_of(index).flush
+        self.settings = settings_of(index)
+        f = self.settings.flush
         self.allow_edit = f.allow_edit if allow_edit is None else allow_edit
         # A scope resolves per run (whose memory the notes go to); an index is every run's.
         self.scope = index if isinstance(index, MemoryScope) else None

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import (
+    AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
@@ -33,6 +34,9 @@ __all__ = [
     "FusionMode",
     "MemorySettings",
     "ProviderName",
+    "ScopeMatch",
+    "ScopeRule",
+    "ScopeSettings",
     "SearchSettings",
     "SessionSettings",
     "StoreSettings",
@@ -389,6 +393,38 @@ class WriteSettings(_Frozen):
         "None: only a copy in the same file is skipped.")
 
 
+class ScopeMatch(_Frozen):
+    """What a scope rule matches (every field given must match)."""
+
+    chat_type: Literal["direct", "group", "channel"] | None = Field(
+        None, validation_alias=AliasChoices("chat_type", "chatType"))
+    channel: str | None = Field(None, description="The session key's channel (discord, "
+                                                  "telegram, ...), its first part once "
+                                                  "normalised.")
+    key_prefix: str | None = Field(
+        None, validation_alias=AliasChoices("key_prefix", "keyPrefix"),
+        description="Prefix of the normalised session key (lower-cased, a leading "
+                    "'agent:<id>:' stripped); one starting 'agent:' is read as a raw prefix.")
+    raw_key_prefix: str | None = Field(
+        None, validation_alias=AliasChoices("raw_key_prefix", "rawKeyPrefix"),
+        description="Prefix of the raw session key (lower-cased).")
+
+
+class ScopeRule(_Frozen):
+    action: Literal["allow", "deny"]
+    match: ScopeMatch = Field(default_factory=ScopeMatch)
+
+
+class ScopeSettings(_Frozen):
+    """Where memory search and reads are available at all (OpenClaw's scope / sendPolicy):
+    the first rule whose match fits the chat decides, else ``default``. Separate from the
+    privacy rules, which always hold (MEMORY.md and citations never in group chats)."""
+
+    default: Literal["allow", "deny"] = Field("allow", description="What no rule matches gets.")
+    rules: tuple[ScopeRule, ...] = Field((), description="Tried in order; the first that "
+                                                         "matches decides.")
+
+
 class FlushSettings(_Frozen):
     """The pre-compaction memory flush (MemoryFlush / MemoryFlushMiddleware); a constructor
     argument given in code wins over these."""
@@ -491,6 +527,7 @@ class MemorySettings(_Frozen):
     sync: SyncSettings = Field(default_factory=SyncSettings)
     sessions: SessionSettings = Field(default_factory=SessionSettings)
     write: WriteSettings = Field(default_factory=WriteSettings)
+    scope: ScopeSettings = Field(default_factory=ScopeSettings)
     flush: FlushSettings = Field(default_factory=FlushSettings)
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     consolidation: ConsolidationSettings = Field(default_factory=ConsolidationSettings)

@@ -19,6 +19,7 @@ from openclaw_memory.embeddings.factory import ProviderChoice, choose_provider
 from openclaw_memory.errors import (
     IndexCorruptError,
     OpenClawMemoryError,
+    PathRefusedError,
     StoreError,
     WorkspaceError,
 )
@@ -458,12 +459,16 @@ class MemoryIndex(Memory):
         if path.strip().removeprefix("./").startswith("sessions/") and path.strip().endswith(".jsonl"):
             return cap_note(read_transcript_lines(self.workspace.sessions_dir, path, from_line,
                                                   lines), max_chars)
-        if chat_type != "direct" and self.workspace.resolve(path).kind in ("memory_md",
-                                                                             "history"):
-            raise OpenClawMemoryError("MEMORY.md and its history are private and not "
-                                      "available in group chats")
-        return read_note(self.workspace, path, from_line, lines,
-                         max_bytes=self.settings.sync.max_file_bytes, max_chars=max_chars)
+        try:
+            if chat_type != "direct" and self.workspace.resolve(path).kind in ("memory_md",
+                                                                                 "history"):
+                raise OpenClawMemoryError("MEMORY.md and its history are private and not "
+                                          "available in group chats")
+            return read_note(self.workspace, path, from_line, lines,
+                             max_bytes=self.settings.sync.max_file_bytes, max_chars=max_chars)
+        except PathRefusedError:
+            self.count_event("paths_refused")  # status shows them: a probing model, a bug
+            raise
 
     # -- writing ------------------------------------------------------------------------------
     def write(self, content: str, *, target: Literal["daily", "memory"] = "daily",

@@ -47,6 +47,8 @@ class StatusSource(Protocol):
 
     def empty_hint(self) -> str: ...
 
+    def event_counts(self) -> dict[str, int]: ...
+
 
 def index_status(memory: StatusSource) -> dict[str, Any]:
     """Everything a person debugging "why no results?" needs, in one dictionary."""
@@ -63,6 +65,8 @@ def index_status(memory: StatusSource) -> dict[str, Any]:
               "--repair`"] if keyword.drift else [])
     return {
         "backend": "sqlite",  # as PostgresMemory's status says "postgres"
+        "scope_denied": memory.event_counts().get("scope_denied", 0),
+        "paths_refused": memory.event_counts().get("paths_refused", 0),
         "workspace": str(memory.settings.workspace),
         "index_path": str(memory.index_path),
         **memory.store.counts(),

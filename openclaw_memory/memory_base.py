@@ -115,6 +115,15 @@ class Memory(ABC):
     def curated_name(self) -> str:
         """The curated file's name: ``MEMORY.md``, or ``memory.md`` where that is the one."""
 
+    def count_event(self, name: str) -> None:
+        """Count one ``scope_denied`` or ``paths_refused`` (reported by ``status``; kept for
+        the life of this object)."""
+        counts: dict[str, int] = self.__dict__.setdefault("_event_counts", {})
+        counts[name] = counts.get(name, 0) + 1
+
+    def event_counts(self) -> dict[str, int]:
+        return dict(self.__dict__.get("_event_counts", {}))
+
     def __enter__(self) -> Memory:
         return self
 

@@ -30,6 +30,7 @@ from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.index import MemoryIndex
 from openclaw_memory.memory_base import Memory
 from openclaw_memory.opening import open_memory
+from openclaw_memory.search.availability import decide
 from openclaw_memory.search.snippets import citation
 from openclaw_memory.settings_sources import SettingsOrigin, load_settings
 from openclaw_memory.store.paths import state_dir
@@ -149,6 +150,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--explain", action="store_true", help="show per-hit score factors")
     s.add_argument("--no-sync", action="store_true",
                    help="search the index as it is, without syncing first (see `watch`)")
+    _chat_arguments(s)
     g = sub.add_parser("get", help="read lines of a memory file")
     g.add_argument("path", help="a path or a citation as search prints it (memory/x.md#L3-L5)")
     g.add_argument("--from", dest="from_line", type=_bounded_int(1, 10**9), default=None,
@@ -156,6 +158,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--lines", type=_bounded_int(1, 10**9), default=None,
                    help="how many lines to read")
     g.add_argument("--json", action="store_true", help="print the lines as JSON")
+    _chat_arguments(g)
     w = sub.add_parser("write", help="append a note to today's daily file or MEMORY.md")
     w.add_argument("text", help="the note; '-' reads it from standard input")
     w.add_argument("--target", choices=["daily", "memory"], default="daily",
@@ -177,6 +180,24 @@ def _parser() -> argparse.ArgumentParser:
     add_curation_parsers(sub)
     add_consolidate_parser(sub)
     return p
+
+
+def _chat_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--chat-type", choices=["direct", "group", "channel"], default="direct",
+                        help="answer as in this kind of chat (group/channel: no MEMORY.md, no "
+                             "citations; scope rules apply)")
+    parser.add_argument("--session-key", default=None, metavar="KEY",
+                        help="the chat's session key, as the scope rules match it "
+                             "(agent:main:discord:channel:42)")
+
+
+def _check_scope(memory: Memory, args: argparse.Namespace) -> None:
+    decision = decide(memory.settings.scope, args.chat_type, args.session_key)
+    if not decision.allowed:
+        memory.count_event("scope_denied")
+        raise OpenClawMemoryError(f"memory is not available in this chat ({decision.reason}; "
+                                  f"channel {decision.channel or 'unknown'}, chat type "
+                                  f"{args.chat_type})")
 
 
 class _SubParsers:
@@ -339,7 +360,9 @@ def _cmd_index(memory: Memory, args: argparse.Namespace) -> None:
 def _cmd_search(memory: Memory, args: argparse.Namespace) -> None:
     if not args.no_sync and isinstance(memory, MemoryIndex):  # a database indexes each write
         memory.sync(progress=ProgressBar())
-    response = memory.search(args.query, max_results=args.max_results, min_score=args.min_score)
+    _check_scope(memory, args)
+    response = memory.search(args.query, max_results=args.max_results, min_score=args.min_score,
+                             chat_type=args.chat_type)
     if args.json:
         _print_json(response.as_dict(explain=args.explain))
         return
@@ -376,7 +399,8 @@ def _rounded(factors: dict[str, Any]) -> dict[str, Any]:
 
 
 def _cmd_get(memory: Memory, args: argparse.Namespace) -> None:
-    note = memory.get(args.path, args.from_line, args.lines)
+    _check_scope(memory, args)
+    note = memory.get(args.path, args.from_line, args.lines, chat_type=args.chat_type)
     # JSON says "missing" itself; plain text would print an empty line as if it had read one.
     if note.missing and not args.json:
         raise OpenClawMemoryError(f"{note.path} does not exist")

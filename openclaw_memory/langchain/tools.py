@@ -35,6 +35,7 @@ from openclaw_memory.langchain.scope import (
     stricter,
 )
 from openclaw_memory.memory_base import ChatType, Memory
+from openclaw_memory.search.availability import decide
 from openclaw_memory.search.snippets import citation
 from openclaw_memory.types import SearchHit, SearchResponse
 
@@ -212,6 +213,16 @@ class _MemoryTool(BaseTool):
         chat_type = stricter(run_chat, self.chat_type)
         return _Call(memory, chat_type, self.citations or memory.settings.search.citations)
 
+    def _available(self, call: _Call, config: RunnableConfig | None) -> None:
+        """Refuse the call where the scope rules deny memory (counted in ``status``)."""
+        key = ((config or {}).get("configurable") or {}).get("session_key")
+        decision = decide(call.memory.settings.scope, call.chat_type,
+                          key if isinstance(key, str) else None)
+        if not decision.allowed:
+            call.memory.index.count_event("scope_denied")
+            raise ToolException(f"Memory is not available in this chat ({decision.reason}). "
+                                "Continue without memory.")
+
 
 # ---------------------------------------------------------------------- memory_search
 
@@ -237,6 +248,7 @@ class MemorySearchTool(_MemoryTool):
         limit = None if max_results is None else max(1, min(max_results, _MAX_RESULTS_CAP))
         threshold = None if min_score is None else max(0.0, min(min_score, 1.0))
         call = self._call(config)
+        self._available(call, config)
         with _as_tool_errors():
             response = call.memory.search(query, max_results=limit, min_score=threshold,
                                           chat_type=call.chat_type)
@@ -320,6 +332,7 @@ class MemoryGetTool(_MemoryTool):
     def _run(self, path: str, from_line: int | None = None, lines: int | None = None,
              config: RunnableConfig = _NO_CONFIG) -> tuple[str, dict[str, Any]]:
         call = self._call(config)
+        self._available(call, config)
         with _as_tool_errors():
             note = call.memory.get(path, from_line, lines, chat_type=call.chat_type)
         payload = self._payload(call, note)

@@ -485,6 +485,8 @@ class PostgresMemory(Memory):
         current = index_fingerprint(self.settings, provider)
         return {
             "backend": "postgres",
+            "scope_denied": self.event_counts().get("scope_denied", 0),
+            "paths_refused": self.event_counts().get("paths_refused", 0),
             "workspace": self.workspace_name,
             "schema_version": SCHEMA_VERSION,
             "files": int(counts[0]), "chunks": int(counts[1]), "vectors": int(counts[2]),

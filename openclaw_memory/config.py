@@ -376,6 +376,10 @@ class SyncSettings(_Frozen):
         "search itself answers from the current index, marked stale).")
     on_session_start: bool = Field(
         True, description="on_session_start() starts a background sync once per session key.")
+    watch: bool = Field(
+        False, description="Watch the memory files while the index is open and sync after "
+        "each burst of changes (OpenClaw's watcher: turn it on for a long-running agent, a "
+        "deployed graph or a notebook session; a one-shot script or CLI call does not need it).")
     watch_debounce_ms: int = Field(
         1500, ge=0, description="Watcher: sync once changes have been quiet this long.")
     interval_minutes: float = Field(

@@ -114,6 +114,11 @@ class MemoryIndex(Memory):
         # (main store it belongs to, background store, its provider wrapper)
         self._background: tuple[Store, Store, EmbeddingProvider | None] | None = None
         self.freshness = Freshness(self)
+        if settings.sync.watch:  # a long-running agent: follow the files as they change
+            try:
+                self.freshness.start_watch()
+            except OpenClawMemoryError as exc:  # search still works, syncing on demand
+                self.notes.append(f"sync.watch: the watcher could not start ({exc})")
 
     @overload
     @classmethod

@@ -78,3 +78,17 @@ def test_compaction_reads_its_settings_through_the_flush_or_the_environment(
         assert Compaction(ScriptedChatModel(), flush=flush, keep_messages=9).keep_messages == 9
     monkeypatch.setenv("OPENCLAW_MEMORY_COMPACTION__SUMMARY_ROLE", "system")
     assert Compaction(ScriptedChatModel()).summary_role == "system"
+
+
+def test_sync_watch_follows_the_files_while_the_index_is_open(ws: Path, tmp_path: Path) -> None:
+    from waiting import wait_until
+
+    with MemoryIndex.open(ws, index_path=tmp_path / "w.sqlite", sync={"watch": True,
+                                                                      "watch_debounce_ms": 50},
+                          **OPTS) as memory:
+        memory.sync()
+        assert memory.freshness.watcher is not None and memory.freshness.watcher.running
+        (ws / "memory" / "2026-02-01.md").write_text("- The heron migration finished.\n")
+        wait_until(lambda: "memory/2026-02-01.md" in memory.indexed_paths())
+    with MemoryIndex.open(ws, index_path=tmp_path / "w.sqlite", **OPTS) as memory:
+        assert memory.freshness.watcher is None  # off unless asked

@@ -35,7 +35,10 @@ async def generate_store() -> AsyncIterator[OpenClawMemoryStore]:
         workspace = Path(os.environ.get("OPENCLAW_MEMORY_WORKSPACE",
                                         "/data/agent-memory")).expanduser()
         workspace.mkdir(parents=True, exist_ok=True)
-        memory = open_memory(workspace)
+        # A deployed graph runs for days: it follows the memory files as people edit them
+        # (sync.watch), unless OPENCLAW_MEMORY_SYNC__WATCH says otherwise.
+        watch = {} if "OPENCLAW_MEMORY_SYNC__WATCH" in os.environ else {"sync": {"watch": True}}
+        memory = open_memory(workspace, **watch)
     sweep = float(os.environ.get("OPENCLAW_TTL_SWEEP_MINUTES", "5"))
     store = OpenClawMemoryStore(memory, owns_index=True,
                                 ttl={"refresh_on_read": True, "sweep_interval_minutes": sweep})

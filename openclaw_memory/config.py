@@ -87,6 +87,9 @@ class EmbeddingSettings(_Frozen):
         None, description="The fallback provider's model; None: that provider's default (it "
         "never inherits `model`, which names the primary's).")
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint (e.g. a local server).")
+    fallback_base_url: str | None = Field(
+        None, description="The fallback provider's server; None: its default (the primary's "
+        "base_url is the primary's, unless the primary is local).")
     api_key: SecretStr | None = Field(None, description="API key; else OPENAI_API_KEY is read.")
     headers: dict[str, str] = Field(default_factory=dict, description="Extra HTTP headers.")
     dimensions: int | None = Field(None, ge=1, description="Requested output dimensions (OpenAI v3).")

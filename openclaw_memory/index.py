@@ -45,6 +45,7 @@ from openclaw_memory.freshness.state import Freshness
 from openclaw_memory.freshness.triggers import SyncOutcome
 from openclaw_memory.freshness.watch import MemoryWatcher
 from openclaw_memory.index_status import index_status
+from openclaw_memory.indexing.standby import Standby
 from openclaw_memory.indexing.sync import (
     Progress,
     Syncer,
@@ -114,6 +115,9 @@ class MemoryIndex(Memory):
         # (main store it belongs to, background store, its provider wrapper)
         self._background: tuple[Store, Store, EmbeddingProvider | None] | None = None
         self.freshness = Freshness(self)
+        # The fallback provider's own index, opened if the primary goes down at run time.
+        self.standby = Standby(settings, self.index_path,
+                               lambda fallback, path: MemoryIndex(fallback, index_path=path))
         if settings.sync.watch:  # a long-running agent: follow the files as they change
             try:
                 self.freshness.start_watch()
@@ -229,6 +233,7 @@ class MemoryIndex(Memory):
         self.closed = True
         self.freshness.close()  # stops the watcher, joins a background sync
         self._drop_background_store()
+        self.standby.close()
         self.store.close()
 
     def __enter__(self) -> MemoryIndex:
@@ -418,6 +423,15 @@ class MemoryIndex(Memory):
         stale = self.freshness.for_search()  # never waits for a sync, except the first build
         s = self.settings.search
         choice = self.provider_choice()
+        options: dict[str, Any] = {"max_results": max_results, "min_score": min_score,
+                                   "sources": sources, "chat_type": chat_type,
+                                   "path_filter": path_filter, "path_prefix": path_prefix,
+                                   "now": now}
+        if self.standby.applies(choice.provider):  # the primary is down: the fallback answers
+            assert choice.provider is not None
+            answered = self.standby.search(choice.provider, query, **options)
+            if answered is not None:
+                return answered
         citations = s.citations == "on" or (s.citations == "auto" and chat_type == "direct")
         default_sources = ("memory", "sessions") if self.settings.sessions.enabled else (
             "memory",)
@@ -437,6 +451,11 @@ class MemoryIndex(Memory):
             self.sync()
             outcome = run_search(self.store, self.provider, request, s)
             outcome = replace(outcome, notes=(*outcome.notes, self.notes[-1]))
+        if outcome.embedding_error is not None and self.standby.applies(choice.provider):
+            assert choice.provider is not None  # it failed just now: the fallback answers
+            answered = self.standby.search(choice.provider, query, **options)
+            if answered is not None:
+                return answered
         return self._response(choice, outcome, s.citations, stale=stale)
 
     def _scope_filter(self, chat_type: ChatType, extra: Callable[[str], bool] | None,

@@ -16,6 +16,7 @@ from openclaw_memory.embeddings.factory import ProviderChoice
 from openclaw_memory.files.workspace import Workspace
 from openclaw_memory.freshness.activity import flush_status
 from openclaw_memory.freshness.state import Freshness
+from openclaw_memory.indexing.standby import Standby
 from openclaw_memory.indexing.sync import LAST_SYNC_KEY, Syncer, file_warnings, index_fingerprint
 from openclaw_memory.settings_sources import SettingsOrigin
 from openclaw_memory.store import Store
@@ -49,6 +50,9 @@ class StatusSource(Protocol):
 
     def event_counts(self) -> dict[str, int]: ...
 
+    @property
+    def standby(self) -> Standby: ...
+
 
 def index_status(memory: StatusSource) -> dict[str, Any]:
     """Everything a person debugging "why no results?" needs, in one dictionary."""
@@ -65,6 +69,7 @@ def index_status(memory: StatusSource) -> dict[str, Any]:
               "--repair`"] if keyword.drift else [])
     return {
         "backend": "sqlite",  # as PostgresMemory's status says "postgres"
+        "fallback_index": memory.standby.status(memory.provider_choice().provider),
         "scope_denied": memory.event_counts().get("scope_denied", 0),
         "paths_refused": memory.event_counts().get("paths_refused", 0),
         "workspace": str(memory.settings.workspace),

@@ -123,8 +123,12 @@ def activate_fallback(
 def as_fallback(settings: EmbeddingSettings) -> EmbeddingSettings:
     """The settings the fallback provider is built with: its own model (``fallback_model``,
     else its default), never the primary's (``local`` was asked for
-    ``text-embedding-3-small``, and the OpenAI endpoint for ``use-multilingual-v3``)."""
-    return settings.model_copy(update={"model": settings.fallback_model})
+    ``text-embedding-3-small``, and the OpenAI endpoint for ``use-multilingual-v3``), and
+    its own server (``fallback_base_url``; the primary's ``base_url`` only when the primary is
+    local and so did not use it)."""
+    own_url = settings.provider in ("local", "auto", "none")  # base_url was not the primary's
+    url = settings.fallback_base_url or (settings.base_url if own_url else None)
+    return settings.model_copy(update={"model": settings.fallback_model, "base_url": url})
 
 
 def _fallback_or_raise(

@@ -83,3 +83,13 @@ def test_the_cli_applies_the_rules_with_chat_type_and_session_key(workspace: Pat
                             env=env, timeout=120)
     assert denied.returncode == 3
     assert "not available in this chat (scope default (deny); channel telegram" in denied.stderr
+
+
+def test_the_retriever_retrieves_nothing_where_the_rules_deny(memory: MemoryIndex) -> None:
+    from openclaw_memory.langchain import OpenClawMemoryRetriever
+
+    retriever = OpenClawMemoryRetriever(index=memory, k=3)
+    assert retriever.invoke("billing database")
+    assert retriever.invoke("billing database", chat_type="group",
+                            session_key="agent:main:slack:group:2") == []
+    assert memory.status()["scope_denied"] == 1

@@ -24,6 +24,7 @@ from openclaw_memory.files.workspace import is_daily
 from openclaw_memory.index import MemoryIndex
 from openclaw_memory.langchain._common import hit_text
 from openclaw_memory.memory_base import ChatType, Memory
+from openclaw_memory.search.availability import decide
 from openclaw_memory.search.filters import compile_filter
 from openclaw_memory.types import SearchHit
 
@@ -49,6 +50,8 @@ class _QueryFields(BaseModel):
     date_from: date | None = None
     date_to: date | None = None
     chat_type: ChatType = "direct"
+    session_key: str | None = None
+    """The chat's session key, for the scope rules (``scope.rules``)."""
     filter: dict[str, Any] | None = None
     low_confidence: bool = False
     """Where nothing passes the relevance gate, return the low-confidence hits instead
@@ -182,6 +185,9 @@ class OpenClawMemoryRetriever(BaseRetriever, _QueryFields):
     def _hits(self, query: str, options: _Query) -> tuple[Sequence[SearchHit], bool]:
         """The hits, and whether they are low-confidence ones."""
         memory = self.memory
+        if not decide(memory.settings.scope, options.chat_type, options.session_key).allowed:
+            memory.count_event("scope_denied")  # logged by decide(); nothing is retrieved
+            return (), False
         k = options.k or memory.settings.search.max_results
         fetch = min(_MAX_FETCH, k * _FILTER_WIDENING) if options.filtered else k
         keep = compile_filter(options.filter)  # compiled first: a bad filter fails before searching

@@ -25,6 +25,7 @@ from openclaw_memory.errors import ConfigError
 from openclaw_memory.redact import redact_dsn, redact_headers, redact_url
 
 __all__ = [
+    "BatchSettings",
     "CaptureSettings",
     "ChunkingSettings",
     "CompactionSettings",
@@ -66,6 +67,19 @@ class ChunkingSettings(_Frozen):
         if self.overlap >= self.tokens:
             object.__setattr__(self, "overlap", self.tokens - 1)
         return self
+
+
+class BatchSettings(_Frozen):
+    """The OpenAI Batch API for large backfills (OpenClaw's remote.batch)."""
+
+    enabled: bool = Field(False, description="Embed large backfills through the OpenAI Batch "
+                                             "API (half the price; minutes to hours).")
+    min_inputs: int = Field(1_000, ge=1, description="Texts one embedding call must have to go "
+                                                     "through a batch job (fewer: online).")
+    poll_interval_seconds: float = Field(10.0, gt=0, description="How often a job is polled.")
+    timeout_minutes: float = Field(60.0, gt=0, description="How long a sync waits for a job; "
+                                   "past it the sync fails retryably and the next one resumes "
+                                   "the same job.")
 
 
 class EmbeddingSettings(_Frozen):
@@ -117,6 +131,7 @@ class EmbeddingSettings(_Frozen):
         1, ge=1, le=32,
         description="256-wordpiece windows embedded per text and mean-pooled (1 = truncate: "
         "measured best for hybrid search on LoCoMo-dev, at half the cost).")
+    batch: BatchSettings = Field(default_factory=BatchSettings)
     cache: bool = Field(True, description="Cache embeddings by content hash in the index.")
     cache_max_entries: int | None = Field(
         10_000, ge=1,

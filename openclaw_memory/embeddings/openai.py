@@ -32,9 +32,11 @@ from openclaw_memory.embeddings.base import (
     FloatArray,
     provider_key_for,
 )
+from openclaw_memory.embeddings.openai_batch import BatchJobs
 from openclaw_memory.embeddings.retry import parse_retry_after, retry_call
 from openclaw_memory.errors import EmbeddingError, ProviderUnavailableError
 from openclaw_memory.redact import SAFE_HEADERS, redact_text, url_secrets
+from openclaw_memory.store.paths import state_dir
 
 if TYPE_CHECKING:
     from openai import OpenAI
@@ -159,11 +161,22 @@ class OpenAIProvider(EmbeddingProvider):
         self._rng = rng
         # Bounds requests in flight across all callers, not just within one call.
         self._slots = threading.BoundedSemaphore(settings.concurrency)
+        self.batches = BatchJobs(
+            self._client, self.model, settings.batch, state_dir() / "openai-batches",
+            dimensions=settings.dimensions,
+            parse=lambda body, count: parse_embeddings(body, count, self.dims,
+                                                       settings.dimensions))
 
     # -- embedding --------------------------------------------------------------------------
     def _embed(self, texts: list[str]) -> FloatArray:
         fitted, counts = _fit_texts(texts)
         spans = plan_batches(counts, self.settings.batch_max_tokens, MAX_BATCH_INPUTS)
+        batch = self.settings.batch
+        if (batch.enabled and len(texts) >= batch.min_inputs and not self.in_query()
+                and not self.probing()):
+            vectors = self.batches.embed(fitted, spans)
+            if vectors is not None:  # else the job failed or expired: online, below
+                return vectors
         parts = self._run_spans([fitted[start:end] for start, end in spans])
         widths = sorted({part.shape[1] for part in parts})
         if len(widths) > 1:  # possible on the first call, before any width is known

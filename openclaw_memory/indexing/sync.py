@@ -137,6 +137,11 @@ def _decode(data: bytes, path: str, plan: SyncPlan) -> str:
     return text
 
 
+#: Texts one Batch API job takes at most during a backfill (the service's limit is 50 000
+#: requests per file; ours are requests of several texts each).
+_BATCH_JOB_INPUTS = 50_000
+
+
 class Syncer:
     """Brings one :class:`Store` in line with the files of one :class:`Workspace`."""
 
@@ -154,6 +159,10 @@ class Syncer:
         self.provider = provider
         self.model = provider.model if provider else "fts-only"
         self.defer_vectors = defer_vectors
+        # With the Batch API on, files are indexed text first and their vectors come from
+        # one batch job for the whole backfill (backfill_vectors), not a request per file.
+        self.batching = (provider is not None and settings.embedding.batch.enabled
+                         and provider.id == "openai")
         self.backfill_s = backfill_s
         self.vector_progress = vector_progress
 
@@ -177,7 +186,7 @@ class Syncer:
     def _embed(self, chunks: Sequence[Chunk], plan: SyncPlan) -> np.ndarray[Any, Any] | None:
         if self.provider is None or not chunks:
             return None
-        if self.defer_vectors:
+        if self.defer_vectors or self.batching:
             plan.vectors_deferred += len(chunks)
             return None
         cached = self.provider if isinstance(self.provider, CachedProvider) else None
@@ -398,7 +407,7 @@ class Syncer:
             if self.backfill_s is not None and plan.vectors_backfilled and \
                     time.monotonic() - started >= self.backfill_s:
                 return
-            rows = store.chunks_without_vectors(batch)
+            rows = store.chunks_without_vectors(_BATCH_JOB_INPUTS if self.batching else batch)
             if not rows:
                 return
             try:

@@ -1,0 +1,153 @@
+"""Large backfills through the OpenAI Batch API, against a scripted Batch API server on
+127.0.0.1 (files upload, batch create, poll, output file): vectors in order, a job resumed
+after a timeout instead of submitted twice, failed and expired jobs falling back to online
+requests, queries and small calls never batched."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from openai_server import FakeOpenAIServer, RecordedRequest, Reply, fake_vector, json_reply
+
+from openclaw_memory import MemoryIndex
+from openclaw_memory.config import EmbeddingSettings
+from openclaw_memory.embeddings.factory import build_provider
+from openclaw_memory.errors import EmbeddingError
+
+DIMS = 8
+
+
+class BatchAPI:
+    """The Batch API's endpoints, with jobs that finish after ``polls`` polls as ``outcome``."""
+
+    def __init__(self, server: FakeOpenAIServer, *, outcome: str = "completed",
+                 polls: int = 2) -> None:
+        self.server, self.outcome, self.polls = server, outcome, polls
+        self.uploads: list[list[dict[str, Any]]] = []
+        self.created = 0
+        server.route("/v1/files", self.upload)
+        server.route("/v1/batches", self.create)
+
+    def upload(self, request: RecordedRequest) -> Reply:
+        text = request.body.decode("utf-8", "replace")
+        lines = [json.loads(m) for m in re.findall(r'^\{"custom_id".*\}$', text, re.MULTILINE)]
+        self.uploads.append(lines)
+        n = len(self.uploads)
+        return json_reply({"id": f"file_in_{n}", "object": "file", "bytes": len(request.body),
+                           "created_at": 0, "filename": "embeddings.jsonl", "purpose": "batch",
+                           "status": "processed"})
+
+    def create(self, request: RecordedRequest) -> Reply:
+        self.created += 1
+        batch_id, lines = f"batch_{self.created}", self.uploads[-1]
+        seen = {"n": 0}
+
+        def retrieve(_request: RecordedRequest) -> Reply:
+            seen["n"] += 1
+            status = "in_progress" if seen["n"] < self.polls else self.outcome
+            body = _batch(batch_id, status)
+            if status == "completed":
+                body["output_file_id"] = f"out_{batch_id}"
+            if status == "failed":
+                body["errors"] = {"object": "list", "data": [{"code": "x", "message": "bad input"}]}
+            return json_reply(body)
+
+        def output(_request: RecordedRequest) -> Reply:
+            rows = [{"id": f"req_{line['custom_id']}", "custom_id": line["custom_id"], "error": None,
+                     "response": {"status_code": 200, "request_id": "r", "body": {
+                         "object": "list", "model": line["body"]["model"],
+                         "data": [{"object": "embedding", "index": i,
+                                   "embedding": fake_vector(t, DIMS)}
+                                  for i, t in enumerate(line["body"]["input"])]}}}
+                    for line in reversed(lines)]  # out of order, as the service may answer
+            return Reply(200, "\n".join(json.dumps(r) for r in rows).encode(),
+                         {"Content-Type": "application/octet-stream"})
+
+        self.server.route(f"/v1/batches/{batch_id}", retrieve)
+        self.server.route(f"/v1/files/out_{batch_id}/content", output)
+        return json_reply(_batch(batch_id, "validating"))
+
+
+def _batch(batch_id: str, status: str) -> dict[str, Any]:
+    return {"id": batch_id, "object": "batch", "endpoint": "/v1/embeddings",
+            "input_file_id": "file_in", "completion_window": "24h", "status": status,
+            "created_at": 0}
+
+
+def _provider(server: FakeOpenAIServer, **batch: Any) -> Any:
+    settings = EmbeddingSettings(provider="openai", base_url=server.base_url, model="scripted",
+                                 batch_max_tokens=50, retry_base_seconds=0.0,
+                                 batch={"enabled": True, "min_inputs": 3,
+                                        "poll_interval_seconds": 0.01, **batch})
+    return build_provider("openai", settings)
+
+
+def test_a_backfill_goes_through_one_batch_job_and_comes_back_in_order() -> None:
+    with FakeOpenAIServer(dims=DIMS) as server:
+        api = BatchAPI(server)
+        provider = _provider(server)
+        texts = [f"note number {n} about the heron migration" for n in range(30)]
+        rows = provider.embed_documents(texts)
+        assert rows.shape == (30, DIMS) and api.created == 1 and len(api.uploads[0]) > 1
+        assert server.requests_to("/v1/embeddings") == []  # no online request
+        online = build_provider("openai", EmbeddingSettings(provider="openai", model="scripted",
+                                                            base_url=server.base_url))
+        assert abs(float(rows[17] @ online.embed_documents([texts[17]])[0]) - 1.0) < 1e-5
+        provider.embed_query("a question")
+        provider.embed_documents(["one", "two"])  # under min_inputs
+        assert api.created == 1 and len(server.requests_to("/v1/embeddings")) == 3
+
+
+def test_a_job_still_running_at_the_timeout_is_resumed_not_submitted_again() -> None:
+    with FakeOpenAIServer(dims=DIMS) as server:
+        api = BatchAPI(server, polls=10**6)
+        texts = [f"note {n}" for n in range(5)]
+        with pytest.raises(EmbeddingError, match="resumes it") as caught:
+            _provider(server, timeout_minutes=0.001).embed_documents(texts)
+        assert caught.value.retryable and api.created == 1
+        api.polls = 0  # it finished meanwhile
+        rows = _provider(server).embed_documents(texts)  # a new process: the ledger remains
+        assert rows.shape == (5, DIMS) and api.created == 1 and len(api.uploads) == 1
+
+
+@pytest.mark.parametrize("outcome", ["failed", "expired"])
+def test_a_failed_or_expired_job_falls_back_to_online_requests(outcome: str,
+                                                               tmp_path: Path) -> None:
+    with FakeOpenAIServer(dims=DIMS) as server:
+        BatchAPI(server, outcome=outcome)
+        ws = tmp_path / "ws"
+        (ws / "memory").mkdir(parents=True)
+        for n in range(6):
+            (ws / "memory" / f"2026-01-0{n + 1}.md").write_text(f"- Heron note {n}.\n")
+        with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite", embedding={
+                "provider": "openai", "base_url": server.base_url, "model": "scripted",
+                "retry_base_seconds": 0.0, "batch": {"enabled": True, "min_inputs": 3,
+                                                     "poll_interval_seconds": 0.01}}) as memory:
+            report = memory.sync()
+            assert report.vectors_pending == 0
+            assert memory.search("heron note").mode == "hybrid"
+            assert memory.provider_choice().provider.batches.last_outcome == outcome  # type: ignore[union-attr]
+        assert server.requests_to("/v1/embeddings")  # the vectors came online
+
+
+def test_a_first_sync_indexes_text_then_embeds_every_file_in_one_job(tmp_path: Path) -> None:
+    with FakeOpenAIServer(dims=DIMS) as server:
+        api = BatchAPI(server)
+        ws = tmp_path / "ws"
+        (ws / "memory").mkdir(parents=True)
+        for n in range(12):
+            (ws / "memory" / f"2026-02-{n + 1:02d}.md").write_text(f"- Osprey note {n}.\n")
+        with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite", embedding={
+                "provider": "openai", "base_url": server.base_url, "model": "scripted",
+                "batch": {"enabled": True, "min_inputs": 3,
+                          "poll_interval_seconds": 0.01}}) as memory:
+            report = memory.sync()
+            assert report.vectors_pending == 0 and api.created == 1
+            assert sum(len(line["body"]["input"]) for line in api.uploads[0]) == 12
+            assert server.requests_to("/v1/embeddings") == []
+            response = memory.search("osprey note")
+            assert response.mode == "hybrid" and response.results

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from cli_entry import ENTRY_POINT
+from pydantic import BaseModel
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.config import MemorySettings, SearchSettings
@@ -44,6 +45,8 @@ def _env_text(value: object) -> str:
         return "none"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, BaseModel):  # a group inside a group (embedding.batch): JSON
+        return value.model_dump_json()
     if isinstance(value, dict | list | tuple):
         return json.dumps([str(v) for v in value] if isinstance(value, tuple) else value)
     return str(value.get_secret_value() if hasattr(value, "get_secret_value") else value)

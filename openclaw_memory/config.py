@@ -76,6 +76,9 @@ class BatchSettings(_Frozen):
                                              "API (half the price; minutes to hours).")
     min_inputs: int = Field(1_000, ge=1, description="Texts one embedding call must have to go "
                                                      "through a batch job (fewer: online).")
+    wait: bool = Field(True, description="Wait for a job (up to timeout_minutes). False: "
+                       "submit it and go on keyword-only for those chunks; a later sync "
+                       "collects the finished job's vectors.")
     poll_interval_seconds: float = Field(10.0, gt=0, description="How often a job is polled.")
     timeout_minutes: float = Field(60.0, gt=0, description="How long a sync waits for a job; "
                                    "past it the sync fails retryably and the next one resumes "

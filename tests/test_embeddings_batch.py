@@ -108,7 +108,7 @@ def test_a_job_still_running_at_the_timeout_is_resumed_not_submitted_again() -> 
         texts = [f"note {n}" for n in range(5)]
         with pytest.raises(EmbeddingError, match="resumes it") as caught:
             _provider(server, timeout_minutes=0.001).embed_documents(texts)
-        assert caught.value.retryable and api.created == 1
+        assert caught.value.status == 202 and api.created == 1
         api.polls = 0  # it finished meanwhile
         rows = _provider(server).embed_documents(texts)  # a new process: the ledger remains
         assert rows.shape == (5, DIMS) and api.created == 1 and len(api.uploads) == 1
@@ -151,3 +151,27 @@ def test_a_first_sync_indexes_text_then_embeds_every_file_in_one_job(tmp_path: P
             assert server.requests_to("/v1/embeddings") == []
             response = memory.search("osprey note")
             assert response.mode == "hybrid" and response.results
+
+
+def test_without_waiting_a_sync_goes_on_keyword_only_and_a_later_one_collects_the_job(
+        tmp_path: Path) -> None:
+    with FakeOpenAIServer(dims=DIMS) as server:
+        api = BatchAPI(server, polls=10**6)
+        ws = tmp_path / "ws"
+        (ws / "memory").mkdir(parents=True)
+        for n in range(5):
+            (ws / "memory" / f"2026-03-0{n + 1}.md").write_text(f"- Plover note {n}.\n")
+        options: dict[str, Any] = {
+            "provider": "openai", "base_url": server.base_url, "model": "scripted",
+            "batch": {"enabled": True, "min_inputs": 3, "wait": False,
+                      "poll_interval_seconds": 0.01}}
+        with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite", embedding=options) as memory:
+            first = memory.sync()
+            assert first.vectors_pending == 5 and api.created == 1
+            assert memory.search("plover note").results  # by keyword meanwhile
+            api.polls = 0  # the job finished
+            second = memory.sync()
+            assert second.vectors_pending == 0 and api.created == 1 and len(api.uploads) == 1
+        # Online: the query alone; the notes' vectors came from the job.
+        assert [r.json["input"] for r in server.requests_to("/v1/embeddings")] == [
+            ["plover note"]]

@@ -6,6 +6,7 @@ missing key, malformed answers."""
 from __future__ import annotations
 
 import base64
+import re
 import struct
 from pathlib import Path
 from typing import Any
@@ -162,3 +163,25 @@ def test_auto_picks_a_service_when_its_model_is_named_and_stays_local_on_a_key_a
     fell_back = create_provider(EmbeddingSettings(model="voyage-4-large"))
     assert fell_back.provider is not None and fell_back.fallback is not None
     assert fell_back.fallback["from"] == "voyage" and "VOYAGE_API_KEY" in fell_back.fallback["reason"]
+
+
+def test_extra_headers_reach_the_services_that_take_them(service: Any) -> None:
+    name, server, _ = service
+    if name == "voyage":
+        pytest.skip("Voyage's client takes no extra headers")
+    _provider(name, server, headers={"X-Team": "kestrel"}).embed_documents(["hello"])
+    assert server.requests[-1].headers.get("x-team") == "kestrel"
+
+
+@pytest.mark.parametrize(("name", "module", "extra"), [
+    ("mistral", "mistralai.client", "mistral"), ("voyage", "voyageai.client", "voyage"),
+    ("gemini", "google.genai", "gemini"), ("ollama", "ollama", "ollama")])
+def test_a_missing_client_names_the_extra_to_install(name: str, module: str, extra: str,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, module, None)  # as if the package were not installed
+    for variable in ("MISTRAL_API_KEY", "VOYAGE_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.setenv(variable, "sk-scripted-key")
+    with pytest.raises(ProviderUnavailableError, match=re.escape(f"openclaw-memory[{extra}]")):
+        build_provider(name, EmbeddingSettings(provider=name))  # type: ignore[arg-type]

@@ -93,3 +93,19 @@ def test_the_retriever_retrieves_nothing_where_the_rules_deny(memory: MemoryInde
     assert retriever.invoke("billing database", chat_type="group",
                             session_key="agent:main:slack:group:2") == []
     assert memory.status()["scope_denied"] == 1
+
+
+def test_the_langgraph_store_answers_nothing_to_a_run_the_rules_deny(memory: MemoryIndex) -> None:
+    from langchain_core.runnables import RunnableLambda
+
+    from openclaw_memory.langgraph import OpenClawMemoryStore
+
+    store = OpenClawMemoryStore(memory)
+    store.put(("users", "ada"), "tea", {"text": "Ada prefers green tea"})
+    look = RunnableLambda(lambda _: (store.search(("users",), query="tea"),
+                                     store.get(("users", "ada"), "tea")))
+    found, item = look.invoke(None)
+    assert found and item is not None  # a direct run (no session key)
+    found, item = look.invoke(None, {"configurable": {"session_key": "agent:main:slack:group:3"}})
+    assert found == [] and item is None
+    assert memory.status()["scope_denied"] == 2  # the search and the get

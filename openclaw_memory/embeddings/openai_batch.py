@@ -111,11 +111,14 @@ class BatchJobs:
                 logger.warning("embedding batch %s %s (%s): embedding online instead", batch_id,
                                status, _errors_of(batch))
                 return None
+            if not self.settings.wait:
+                # Kept in the ledger: a later sync asking for the same texts collects it.
+                raise _pending(f"job {batch_id} submitted ({status}); its vectors come with "
+                               "a later sync")
             if self._clock() >= deadline:
                 # Kept in the ledger: the next sync picks the same job up where this one left.
-                raise EmbeddingError(f"{_NAME}: job {batch_id} still {status or 'running'} after "
-                                     f"{self.settings.timeout_minutes:g} min; the next sync "
-                                     "resumes it", retryable=True)
+                raise _pending(f"job {batch_id} still {status or 'running'} after "
+                               f"{self.settings.timeout_minutes:g} min; the next sync resumes it")
             self._sleep(self.settings.poll_interval_seconds)
 
     def _read(self, batch: Any, spans: Sequence[tuple[int, int]]) -> FloatArray:
@@ -152,6 +155,12 @@ class BatchJobs:
                                  ) from None
         except openai.OpenAIError as exc:
             raise EmbeddingError(f"{_NAME}: {type(exc).__name__}: {exc}", retryable=True) from None
+
+
+def _pending(message: str) -> EmbeddingError:
+    """A job still running: not an outage (the provider's breaker stays closed, so the next
+    sync asks the batch again instead of going online); HTTP 202's meaning, accepted."""
+    return EmbeddingError(f"{_NAME}: {message}", status=202, retryable=False)
 
 
 def _errors_of(batch: Any) -> str:

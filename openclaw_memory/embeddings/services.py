@@ -171,6 +171,8 @@ class MistralProvider(ServiceProvider):
         options: dict[str, Any] = {}
         if self.settings.dimensions is not None:
             options["output_dimension"] = self.settings.dimensions
+        if self.settings.headers:
+            options["http_headers"] = dict(self.settings.headers)
         answer = self._client.embeddings.create(model=self.model, inputs=batch, **options)
         data = sorted(getattr(answer, "data", None) or [], key=lambda d: d.index or 0)
         return [d.embedding for d in data]

@@ -66,6 +66,7 @@ from langgraph.store.base import (
 
 from openclaw_memory.errors import ContentError, OpenClawMemoryError
 from openclaw_memory.index import MemoryIndex
+from openclaw_memory.langchain.scope import resolve_chat_type
 from openclaw_memory.langgraph.store_items import (
     StoredItem,
     check_label,
@@ -76,6 +77,7 @@ from openclaw_memory.langgraph.store_items import (
     item_path,
 )
 from openclaw_memory.memory_base import Memory
+from openclaw_memory.search.availability import decide
 from openclaw_memory.search.filters import Predicate, compile_filter
 
 __all__ = ["OpenClawMemoryStore"]
@@ -144,11 +146,12 @@ class OpenClawMemoryStore(BaseStore):
         with self._lock:
             results: list[Result] = []
             writes: dict[tuple[tuple[str, ...], str], PutOp] = {}
+            denied = any(isinstance(op, GetOp | SearchOp) for op in ops) and self._denied()
             for op in ops:
                 if isinstance(op, GetOp):
-                    results.append(self._get(op))
+                    results.append(None if denied else self._get(op))
                 elif isinstance(op, SearchOp):
-                    results.append(self._search(op))
+                    results.append([] if denied else self._search(op))
                 elif isinstance(op, ListNamespacesOp):
                     results.append(self._list_namespaces(op))
                 elif isinstance(op, PutOp):
@@ -214,6 +217,26 @@ class OpenClawMemoryStore(BaseStore):
         return fresh
 
     # -- operations --------------------------------------------------------------------------
+    def _denied(self) -> bool:
+        """Whether the scope rules deny memory to the run this call belongs to (its chat
+        type and session key, from the run's config; outside a run: a direct call)."""
+        try:
+            from langgraph.config import get_config
+
+            config: Any = get_config()
+        except (ImportError, RuntimeError):
+            config = None
+        try:
+            chat_type = resolve_chat_type(config)
+        except ValueError:
+            chat_type = "channel"  # an unknown chat type is not taken for a private one
+        key = ((config or {}).get("configurable") or {}).get("session_key")
+        decision = decide(self.memory.settings.scope, chat_type,
+                          key if isinstance(key, str) else None)
+        if not decision.allowed:
+            self.memory.count_event("scope_denied")
+        return not decision.allowed
+
     def _get(self, op: GetOp) -> Item | None:
         try:
             path = item_path(op.namespace, op.key)

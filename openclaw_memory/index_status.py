@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from openclaw_memory.config import MemorySettings
 from openclaw_memory.embeddings.base import EmbeddingProvider
-from openclaw_memory.embeddings.factory import ProviderChoice
+from openclaw_memory.embeddings.factory import ProviderChoice, auto_reason
 from openclaw_memory.files.workspace import Workspace
 from openclaw_memory.freshness.activity import flush_status
 from openclaw_memory.freshness.state import Freshness
@@ -90,6 +90,8 @@ def index_status(memory: StatusSource) -> dict[str, Any]:
         **_mode(memory, choice),
         "vectors_missing": memory.store.missing_vectors() if provider is not None else 0,
         "provider_unavailable_reason": choice.unavailable_reason,
+        "provider_reason": auto_reason(memory.settings.embedding,
+                                       choice.provider.id if choice.provider else None),
         "embedding_endpoint": None if provider is None else getattr(
             provider, "provider", provider).breaker.state(),
         "fallback": choice.fallback,

@@ -185,3 +185,13 @@ def test_a_missing_client_names_the_extra_to_install(name: str, module: str, ext
         monkeypatch.setenv(variable, "sk-scripted-key")
     with pytest.raises(ProviderUnavailableError, match=re.escape(f"openclaw-memory[{extra}]")):
         build_provider(name, EmbeddingSettings(provider=name))  # type: ignore[arg-type]
+
+
+def test_status_says_why_auto_kept_the_local_model_despite_a_key(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VOYAGE_API_KEY", "sk-scripted-key")
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
+        reason = memory.status()["provider_reason"]
+    assert "VOYAGE_API_KEY set" in reason and "embedding.model" in reason

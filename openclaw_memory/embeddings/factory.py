@@ -19,6 +19,7 @@ Rules (a superset of OpenClaw's, SPEC §7):
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -31,7 +32,8 @@ from openclaw_memory.embeddings.services import GeminiProvider, MistralProvider,
 from openclaw_memory.embeddings.use import USE_MODEL_NAME, MultilingualUSEProvider
 from openclaw_memory.errors import ConfigError, ProviderUnavailableError
 
-__all__ = ["ProviderChoice", "activate_fallback", "build_provider", "choose_provider",
+__all__ = ["ProviderChoice", "activate_fallback", "auto_reason", "build_provider",
+           "choose_provider",
            "create_provider",
            "openai_configured"]
 
@@ -196,6 +198,25 @@ def _names_a_model_of(name: str, settings: EmbeddingSettings) -> bool:
     if name in _SERVICE_MODELS:
         return model.startswith(_SERVICE_MODELS[name])
     return model.startswith(_OPENAI_MODEL_PREFIX)
+
+
+#: Where each remote provider's key is looked for (what ``auto`` reports when one is set).
+_KEY_VARIABLES = {"openai": ("OPENAI_API_KEY",), "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+                  "voyage": ("VOYAGE_API_KEY",), "mistral": ("MISTRAL_API_KEY",)}
+
+
+def auto_reason(settings: EmbeddingSettings, chosen: str | None) -> str | None:
+    """Why ``auto`` chose what it chose, for ``status`` (None unless the provider is auto)."""
+    if settings.provider != "auto":
+        return None
+    if chosen not in (None, "local"):
+        return f"auto: {chosen}, configured by embedding.model / base_url"
+    keys = [v for variables in _KEY_VARIABLES.values() for v in variables if os.environ.get(v)]
+    if not keys:
+        return "auto: the offline local model (no remote provider configured)"
+    return (f"auto: the offline local model; {', '.join(keys)} set, but a key alone does not "
+            "switch to a paid remote provider: name its model in embedding.model (or set "
+            "embedding.provider)")
 
 
 def openai_configured(settings: EmbeddingSettings) -> bool:

@@ -315,3 +315,19 @@ def test_with_create_agent_it_consolidates_once_per_compaction_right_after_the_f
     assert "Ada lives in Berlin." in (ws / "MEMORY.md").read_text()
     assert all("propose_memory_edits" not in str(getattr(c, "tool_call_chunks", "")) and
                "Berlin" not in str(c.content) for c in streamed)
+
+
+class _NoForcedChoice(ScriptedChatModel):
+    """A provider whose bind_tools refuses tool_choice, as some do."""
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        if "tool_choice" in kwargs:
+            raise NotImplementedError("tool_choice is not supported")
+        return super().bind_tools(tools)
+
+
+def test_a_model_that_cannot_be_forced_to_call_the_tool_still_consolidates(
+        memory: MemoryIndex, ws: Path) -> None:
+    model = _NoForcedChoice(script=[consolidating_model_step])
+    report = _consolidation(memory, model).run()
+    assert "updated MEMORY.md#L3" in report.applied and model.bound_tools

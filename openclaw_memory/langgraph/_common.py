@@ -15,6 +15,7 @@ from openclaw_memory.memory_base import Memory
 
 __all__ = [
     "TokenCounter",
+    "bind_answer_tool",
     "chat_model_of",
     "context_window_of",
     "current_run_config",
@@ -124,6 +125,17 @@ def settings_of(memory: Any) -> MemorySettings:
     from openclaw_memory.settings_sources import load_settings
 
     return load_settings(None)[0]
+
+
+def bind_answer_tool(model: BaseChatModel, schema: dict[str, Any], name: str) -> Any:
+    """``model`` bound to the one tool an internal turn answers with, the call forced where
+    the provider can force it. Providers without ``tool_choice`` refuse it at bind time
+    (TypeError, ValueError, NotImplementedError); they get the tool offered (consolidation
+    also reads a proposal written as JSON text; capture takes no call as nothing to keep)."""
+    try:
+        return model.bind_tools([schema], tool_choice=name)
+    except (TypeError, ValueError, NotImplementedError):
+        return model.bind_tools([schema])
 
 
 def chat_model_of(model: BaseChatModel | str) -> BaseChatModel:

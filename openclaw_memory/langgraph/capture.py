@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field, ValidationError
 from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.langchain.scope import MemoryScope, ScopedMemory
 from openclaw_memory.langgraph._common import (
+    bind_answer_tool,
     chat_model_of,
     current_run_config,
     message_text,
@@ -162,11 +163,9 @@ class MemoryCapture:
                 HumanMessage(content="Conversation:\n" + "\n".join(lines) + f"\n\n{self.prompt}")]
 
     def _bound(self) -> Runnable[Any, BaseMessage]:
-        model = quiet(self.model)
-        try:
-            return model.bind_tools([_tool_schema()], tool_choice=CAPTURE_TOOL)
-        except (TypeError, ValueError, NotImplementedError):
-            return model.bind_tools([_tool_schema()])
+        bound: Runnable[Any, BaseMessage] = bind_answer_tool(quiet(self.model), _tool_schema(),
+                                                             CAPTURE_TOOL)
+        return bound
 
     def _ask(self, turns: list[BaseMessage], config: RunnableConfig) -> CapturedNotes | str:
         try:

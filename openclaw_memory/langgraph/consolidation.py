@@ -48,6 +48,7 @@ from openclaw_memory.errors import OpenClawMemoryError, StoreError
 from openclaw_memory.files.notes import today
 from openclaw_memory.langchain.scope import MemoryScope, ScopedMemory
 from openclaw_memory.langgraph._common import (
+    bind_answer_tool,
     chat_model_of,
     current_run_config,
     message_text,
@@ -170,11 +171,10 @@ class MemoryConsolidation:
                 HumanMessage(content=f"{self.prompt}\n\n{snapshot.render()}")]
 
     def _bound(self) -> Runnable[Any, BaseMessage]:
-        model = quiet(self.model)  # no handler of the user's sees the turn
-        try:
-            return model.bind_tools([proposal_tool_schema()], tool_choice=PROPOSAL_TOOL)
-        except (TypeError, ValueError, NotImplementedError):  # no forced choice: ask nicely
-            return model.bind_tools([proposal_tool_schema()])
+        # quiet(): no handler of the user's sees the turn.
+        bound: Runnable[Any, BaseMessage] = bind_answer_tool(
+            quiet(self.model), proposal_tool_schema(), PROPOSAL_TOOL)
+        return bound
 
     def _propose(self, snapshot: Snapshot, config: RunnableConfig) -> ProposedEdits | str:
         try:

@@ -40,13 +40,16 @@ class ServiceProvider(EmbeddingProvider):
     extra: str
     max_batch: int
 
+    needs_key: bool = True
+    """False for a local server (Ollama): no key, nothing billed."""
+
     def __init__(self, settings: EmbeddingSettings) -> None:
         self.settings = settings
         self.model = settings.model or self.default_model
         self.max_input_tokens = 8192  # the services truncate longer inputs themselves
         key = (settings.api_key.get_secret_value() if settings.api_key is not None else None) or next(
-            (os.environ[v] for v in self.key_variables if os.environ.get(v)), None)
-        if not key:
+            (os.environ[v] for v in self.key_variables if os.environ.get(v)), None) or ""
+        if not key and self.needs_key:
             raise ProviderUnavailableError(
                 f"{self.name}: no API key (set embedding.api_key or "
                 f"{' or '.join(self.key_variables)})")
@@ -58,9 +61,13 @@ class ServiceProvider(EmbeddingProvider):
         self._key = key
         super().__init__(dims=settings.dimensions)
         self.provider_key = provider_key_for(self.id, headers=settings.headers, model=self.model,
-                                             base_url=settings.base_url,
+                                             base_url=self.endpoint(),
                                              dimensions=settings.dimensions)
         self._slots = threading.BoundedSemaphore(settings.concurrency)
+
+    def endpoint(self) -> str | None:
+        """The server the vectors come from (part of what identifies them)."""
+        return self.settings.base_url
 
     @abstractmethod
     def _make_client(self, key: str) -> Any: ...
@@ -147,7 +154,7 @@ class ServiceProvider(EmbeddingProvider):
         return EmbeddingError(f"{self.name}: malformed response: {reason}")
 
 
-def _redacted(text: str, key: str) -> str:
+def _redacted(text: str, key: str) -> str:  # "" (no key): nothing to cut
     return text.replace(key, "***") if key else text
 
 

@@ -18,20 +18,15 @@ standard input. The conversation is printed whether or not the output is a termi
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import re
 import sys
-import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
@@ -42,11 +37,10 @@ from openclaw_memory import MemoryIndex
 from openclaw_memory.index import ChatType
 from openclaw_memory.langchain import memory_tools
 from openclaw_memory.langgraph import (
-    FLUSH_SYSTEM_PROMPT,
-    SUMMARY_PROMPT,
     CitationMode,
     CitationPolicy,
     Compaction,
+    DemoChatModel,
     MemoryFlush,
     MemoryGraphState,
     build_system_prompt,
@@ -109,115 +103,6 @@ def _system_prompt(index: MemoryIndex, tools: Sequence[Any], citations: Citation
     return build_system_prompt(base, tools, citations=citations, chat_type=chat_type)
 
 
-# ---------------------------------------------------------------------- an offline model
-
-
-class ScriptedDemoModel(BaseChatModel):
-    """A rule-based stand-in for an LLM, enough to exercise every path of the graph.
-
-    * compaction request: bullet summary of the user's lines;
-    * flush turn: one ``memory_write`` per "remember ..." sentence of the user, then NO_REPLY;
-    * a question: ``memory_search``, then an answer from the best line of the top snippet,
-      citing it when the tool gave a citation;
-    * anything else: a short acknowledgement.
-    """
-
-    @property
-    def _llm_type(self) -> str:
-        return "scripted-demo"
-
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[LanguageModelInput, AIMessage]:
-        return self  # the rules know the tool names
-
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=demo_reply(messages))])
-
-
-def demo_reply(messages: Sequence[BaseMessage]) -> AIMessage:
-    first = _text(messages[0]) if messages else ""
-    if first == SUMMARY_PROMPT:
-        return _summary(_text(messages[-1]))
-    if first == FLUSH_SYSTEM_PROMPT:
-        return _flush_step(messages)
-    last = messages[-1]
-    if isinstance(last, ToolMessage):
-        return AIMessage(content=_answer_from(last, _last_user_text(messages)))
-    text = _text(last).strip()
-    if text.endswith("?"):
-        return _tool_call("memory_search", query=text)
-    if _facts([text]):
-        return AIMessage(content="Got it, I will remember that.")
-    return AIMessage(content=f"Noted: {text[:80]}")
-
-
-def _summary(transcript: str) -> AIMessage:
-    lines = [line[len("User: "):][:100] for line in transcript.splitlines() if line.startswith("User: ")]
-    return AIMessage(content="\n".join(f"- The user said: {line}" for line in lines[-6:]) or "- (nothing)")
-
-
-def _flush_step(messages: Sequence[BaseMessage]) -> AIMessage:
-    if isinstance(messages[-1], ToolMessage):
-        return AIMessage(content="NO_REPLY")
-    facts = _facts(_text(m) for m in messages if isinstance(m, HumanMessage))
-    if not facts:
-        return AIMessage(content="NO_REPLY")
-    calls = [{"name": "memory_write", "args": {"content": f"- {fact}"}, "id": _call_id(),
-              "type": "tool_call"} for fact in facts]
-    return AIMessage(content="", tool_calls=calls)
-
-
-_REMEMBER = re.compile(r"\bremember(?: that)?[:,]?\s+(.+?)(?:$|(?<=[.!])\s)", re.IGNORECASE)
-
-
-def _facts(texts: Any) -> list[str]:
-    found: list[str] = []
-    for text in texts:
-        for match in _REMEMBER.finditer(text):
-            fact = match.group(1).strip()
-            fact = fact[0].upper() + fact[1:] if fact else fact
-            if fact and fact not in found:
-                found.append(fact if fact.endswith(".") else fact + ".")
-    return found
-
-
-def _answer_from(result: ToolMessage, question: str) -> str:
-    try:
-        data = json.loads(_text(result))
-    except ValueError:
-        return "I checked my memory and found nothing about that."
-    hits = data.get("results") if isinstance(data, dict) else None
-    if not hits:
-        return "I checked my memory and found nothing about that."
-    top = hits[0]
-    answer = f"From my notes: {_best_line(top.get('snippet', ''), question)}"
-    return f"{answer}\n\nSource: {top['citation']}" if top.get("citation") else answer
-
-
-def _best_line(snippet: str, question: str) -> str:
-    words = set(re.findall(r"\w+", question.lower()))
-    lines = [ln.strip(" -") for ln in snippet.splitlines()
-             if ln.strip() and not ln.startswith(("#", "Source:"))]
-    return max(lines, key=lambda ln: len(words & set(re.findall(r"\w+", ln.lower()))), default="")
-
-
-def _last_user_text(messages: Sequence[BaseMessage]) -> str:
-    return next((_text(m) for m in reversed(messages) if isinstance(m, HumanMessage)), "")
-
-
-def _tool_call(name: str, **args: Any) -> AIMessage:
-    return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": _call_id(),
-                                              "type": "tool_call"}])
-
-
-def _text(message: BaseMessage) -> str:
-    return str(message.text)
-
-
-def _call_id() -> str:
-    return f"call_{uuid.uuid4().hex[:10]}"
-
-
 DEMO_CONVERSATION = (
     "Hi! Please remember that the staging deploy region is eu-central-1 (Frankfurt).",
     *(f"Status update {i}: the migration dry run went fine; nothing else to report for now, "
@@ -271,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parse(argv)
     args.workspace.mkdir(parents=True, exist_ok=True)
     scripted = bool(args.scripted)
-    model: BaseChatModel = ScriptedDemoModel() if scripted else _openai_model(args.model)
+    model: BaseChatModel = DemoChatModel() if scripted else _openai_model(args.model)
     chat_type: ChatType = args.chat_type
     citations: Literal["auto", "on", "off"] = args.citations
     with MemoryIndex.open(args.workspace, timezone=args.timezone) as index:
@@ -284,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for text in _messages(args):
             before = agent.get_state(config).values
             result = agent.invoke({"messages": [HumanMessage(content=text)]}, config)
-            print(f"you> {text}\nagent> {_text(result['messages'][-1])}", flush=True)
+            print(f"you> {text}\nagent> {result['messages'][-1].text}", flush=True)
             for event in _memory_events(before, result):
                 print(f"  [{event}]", flush=True)
     return 0

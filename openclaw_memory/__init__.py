@@ -15,6 +15,7 @@ from openclaw_memory.config import (
     SyncSettings,
 )
 from openclaw_memory.errors import (
+    DISTRIBUTION,
     ConfigError,
     ContentError,
     EmbeddingError,
@@ -28,6 +29,7 @@ from openclaw_memory.errors import (
     WorkspaceError,
 )
 from openclaw_memory.files.notes import NoteText, WriteResult
+from openclaw_memory.files.sample import sample_workspace
 from openclaw_memory.freshness.triggers import SyncOutcome
 from openclaw_memory.freshness.watch import MemoryWatcher
 from openclaw_memory.index import ChatType, MemoryIndex
@@ -46,11 +48,12 @@ from openclaw_memory.types import (
 try:  # pyproject.toml is the one place the version is written
     from importlib.metadata import version as _version
 
-    __version__ = _version("openclaw-memory")
+    __version__ = _version(DISTRIBUTION)
 except Exception:  # running from a source tree that was never installed
     __version__ = "0.0.0+unknown"
 
 __all__ = [
+    "DISTRIBUTION",
     "ChatType",
     "Chunk",
     "ChunkingSettings",
@@ -84,4 +87,5 @@ __all__ = [
     "WorkspaceError",
     "WriteResult",
     "open_memory",
+    "sample_workspace",
 ]

@@ -7,6 +7,7 @@ subclasses say which boundary failed so adapters (CLI, LangChain tools) can tran
 from __future__ import annotations
 
 __all__ = [
+    "DISTRIBUTION",
     "ConfigError",
     "ContentError",
     "EmbeddingError",
@@ -19,7 +20,17 @@ __all__ = [
     "SyncCancelledError",
     "WatchError",
     "WorkspaceError",
+    "install_hint",
 ]
+
+# The name this library is installed by (the import package is ``openclaw_memory``): every
+# install hint is built here, so none can name another project's distribution.
+DISTRIBUTION = "langchain-openclaw-memory"
+
+
+def install_hint(extra: str) -> str:
+    """The command that installs an optional extra, for error messages."""
+    return f"pip install '{DISTRIBUTION}[{extra}]'"
 
 
 class OpenClawMemoryError(Exception):

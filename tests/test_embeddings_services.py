@@ -183,7 +183,7 @@ def test_a_missing_client_names_the_extra_to_install(name: str, module: str, ext
     monkeypatch.setitem(sys.modules, module, None)  # as if the package were not installed
     for variable in ("MISTRAL_API_KEY", "VOYAGE_API_KEY", "GEMINI_API_KEY"):
         monkeypatch.setenv(variable, "sk-scripted-key")
-    with pytest.raises(ProviderUnavailableError, match=re.escape(f"openclaw-memory[{extra}]")):
+    with pytest.raises(ProviderUnavailableError, match=re.escape(f"langchain-openclaw-memory[{extra}]")):
         build_provider(name, EmbeddingSettings(provider=name))  # type: ignore[arg-type]
 
 

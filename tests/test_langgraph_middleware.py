@@ -212,4 +212,4 @@ def test_package_imports_without_langchain_and_middleware_says_what_to_install()
         "try:\n    lg.CitationPolicyMiddleware()\nexcept ImportError as e:\n    print(e)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert "pip install 'openclaw-memory[agents]'" in out.stdout
+    assert "pip install 'langchain-openclaw-memory[agents]'" in out.stdout

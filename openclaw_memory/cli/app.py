@@ -11,10 +11,9 @@ import dataclasses
 import json
 import os
 import re
-import shutil
 import sys
 from collections.abc import Callable, Sequence
-from importlib import metadata, resources
+from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +25,8 @@ from openclaw_memory.cli.progress import ProgressBar
 from openclaw_memory.cli.status import format_status
 from openclaw_memory.cli.watching import add_watch_parser, cmd_watch
 from openclaw_memory.config import MemorySettings
-from openclaw_memory.errors import OpenClawMemoryError
+from openclaw_memory.errors import DISTRIBUTION, OpenClawMemoryError
+from openclaw_memory.files.sample import sample_workspace
 from openclaw_memory.index import MemoryIndex
 from openclaw_memory.memory_base import Memory
 from openclaw_memory.opening import open_memory
@@ -46,12 +46,7 @@ EXIT_OK, EXIT_USAGE, EXIT_ERROR, EXIT_INTERRUPTED = 0, 2, 3, 130
 
 def _sample_workspace() -> Path:
     """A writable copy of the bundled sample workspace (the package may be read-only)."""
-    target = state_dir() / "sample-workspace"
-    if not target.exists():
-        source = resources.files("openclaw_memory") / "sample_workspace"
-        with resources.as_file(source) as src:
-            shutil.copytree(src, target)
-    return target
+    return sample_workspace(state_dir() / "sample-workspace")
 
 
 def _agent_id(value: str) -> str:
@@ -223,7 +218,7 @@ _GLOBAL_EPILOG = ("The global options (--workspace, --sample, --index, --provide
 def package_version() -> str:
     """The installed distribution's version (pyproject.toml is its only source)."""
     try:
-        return metadata.version("openclaw-memory")
+        return metadata.version(DISTRIBUTION)
     except metadata.PackageNotFoundError:
         return "unknown (not installed)"
 

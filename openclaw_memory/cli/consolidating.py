@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import Any
 
-from openclaw_memory.errors import OpenClawMemoryError
+from openclaw_memory.errors import OpenClawMemoryError, install_hint
 from openclaw_memory.memory_base import Memory
 
 __all__ = ["add_consolidate_parser", "cmd_consolidate"]
@@ -37,8 +37,8 @@ def _model(args: argparse.Namespace) -> Any:
     try:
         from langchain.chat_models import init_chat_model
     except ImportError as exc:
-        raise OpenClawMemoryError("consolidate needs LangChain's chat models: pip install "
-                                  "'openclaw-memory[agents]'") from exc
+        raise OpenClawMemoryError("consolidate needs LangChain's chat models: "
+                                  f"{install_hint('agents')}") from exc
     options = {"base_url": args.base_url} if args.base_url else {}
     try:
         return init_chat_model(args.model, **options)

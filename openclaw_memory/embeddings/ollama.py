@@ -1,5 +1,5 @@
 """Embeddings from an Ollama server through its own API (``/api/embed``), with the official
-``ollama`` client (the ``ollama`` extra: ``pip install 'openclaw-memory[ollama]'``).
+``ollama`` client (the ``ollama`` extra: ``pip install 'langchain-openclaw-memory[ollama]'``).
 
 The server is ``embedding.base_url``, else ``OLLAMA_HOST``, else ``http://127.0.0.1:11434``;
 the model ``embedding.model``, else ``nomic-embed-text``. Batching, retries (connection

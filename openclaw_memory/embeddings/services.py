@@ -1,6 +1,6 @@
 """Embeddings from hosted services through their official clients: Mistral, Voyage, Gemini.
 
-Each is an optional extra (``pip install 'openclaw-memory[mistral]'``, ``[voyage]``,
+Each is an optional extra (``pip install 'langchain-openclaw-memory[mistral]'``, ``[voyage]``,
 ``[gemini]``). What they share is ours: batches (by count, each service's limit), a bound on
 requests in flight, retries (:mod:`.retry`; the clients' own are off) of timeouts, connection
 failures, 429 and 5xx, none of other 4xx, and validation of every answer. The key is
@@ -26,7 +26,7 @@ import numpy as np
 from openclaw_memory.config import EmbeddingSettings
 from openclaw_memory.embeddings.base import EmbeddingProvider, FloatArray, provider_key_for
 from openclaw_memory.embeddings.retry import retry_call
-from openclaw_memory.errors import EmbeddingError, ProviderUnavailableError
+from openclaw_memory.errors import EmbeddingError, ProviderUnavailableError, install_hint
 
 __all__ = ["GeminiProvider", "MistralProvider", "ServiceProvider", "VoyageProvider"]
 
@@ -56,8 +56,8 @@ class ServiceProvider(EmbeddingProvider):
         try:
             self._client = self._make_client(key)
         except ImportError:
-            raise ProviderUnavailableError(f"{self.name} need the official client: pip install "
-                                           f"'openclaw-memory[{self.extra}]'") from None
+            raise ProviderUnavailableError(f"{self.name} need the official client: "
+                                           f"{install_hint(self.extra)}") from None
         self._key = key
         super().__init__(dims=settings.dimensions)
         self.provider_key = provider_key_for(self.id, headers=settings.headers, model=self.model,

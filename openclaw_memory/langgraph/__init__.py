@@ -3,7 +3,7 @@ compaction, citation policy, scope, the Memory Recall prompt section and session
 
 The graph nodes need only ``langchain-core`` and ``langgraph``. The ``*Middleware`` classes
 are for ``langchain.agents.create_agent`` and need the ``agents`` extra
-(``pip install 'openclaw-memory[agents]'``); without it they raise ``ImportError`` when built.
+(``pip install 'langchain-openclaw-memory[agents]'``); without it they raise ``ImportError`` when built.
 """
 
 from openclaw_memory.langgraph.capture import (
@@ -33,6 +33,7 @@ from openclaw_memory.langgraph.consolidation import (
     memory_consolidation_node,
 )
 from openclaw_memory.langgraph.context import LoadedFile, SessionContext, session_start_context
+from openclaw_memory.langgraph.demo import DemoChatModel
 from openclaw_memory.langgraph.flush import (
     FLUSH_PROMPT,
     FLUSH_SYSTEM_PROMPT,
@@ -65,6 +66,7 @@ __all__ = [
     "CitationPolicy",
     "CitationPolicyMiddleware",
     "Compaction",
+    "DemoChatModel",
     "FlushReport",
     "LoadedFile",
     "MemoryAgentState",

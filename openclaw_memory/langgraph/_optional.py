@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Generic, TypedDict, TypeVar
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
+from openclaw_memory.errors import install_hint
+
 __all__ = ["LANGCHAIN_AGENTS", "AgentMiddleware", "AgentState"]
 
-INSTALL_HINT = ("the agent middleware needs the 'agents' extra (LangChain v1): "
-                "pip install 'openclaw-memory[agents]'")
+INSTALL_HINT = f"the agent middleware needs the 'agents' extra (LangChain v1): {install_hint('agents')}"
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import AgentMiddleware, AgentState

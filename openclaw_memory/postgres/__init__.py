@@ -1,5 +1,5 @@
 """The PostgreSQL + pgvector backend: many workspaces' documents and indexes in one database,
-for agents on many machines. Needs ``pip install 'openclaw-memory[postgres]'``."""
+for agents on many machines. Needs ``pip install 'langchain-openclaw-memory[postgres]'``."""
 
 from openclaw_memory.postgres.memory import PostgresMemory, PublishReport
 from openclaw_memory.postgres.schema import SCHEMA_VERSION

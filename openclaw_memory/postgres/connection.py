@@ -1,6 +1,6 @@
 """Connections to PostgreSQL, and its errors turned into the library's own.
 
-psycopg is an optional dependency (``pip install 'openclaw-memory[postgres]'``): importing
+psycopg is an optional dependency (``pip install 'langchain-openclaw-memory[postgres]'``): importing
 this module without it is fine; opening a connection says what to install.
 
 Every wait is bounded (:class:`Limits`, from ``store.*`` settings): connecting
@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from openclaw_memory.errors import ConfigError, IndexCorruptError, StoreError
+from openclaw_memory.errors import ConfigError, IndexCorruptError, StoreError, install_hint
 from openclaw_memory.redact import dsn_secrets, redact_text, remember_secrets
 
 __all__ = ["ConnectionLost", "Database", "Limits", "QueryCanceled", "ServerTimeout", "pg_errors"]
@@ -33,8 +33,7 @@ def _psycopg() -> Any:
     try:
         import psycopg
     except ImportError:
-        raise ConfigError("the postgres backend needs psycopg: "
-                          "pip install 'openclaw-memory[postgres]'") from None
+        raise ConfigError(f"the postgres backend needs psycopg: {install_hint('postgres')}") from None
     return psycopg
 
 

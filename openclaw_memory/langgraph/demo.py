@@ -1,0 +1,137 @@
+"""An offline chat model for examples and notebooks: no API key, no network, no weights.
+
+Every agent example in this library's documentation runs on :class:`DemoChatModel` as written
+and says how to switch to a real model. It is a handful of rules, not a language model: it
+searches memory for a question, answers with the best matching line of the top hit (and its
+citation when the tool gives one), saves "remember ..." sentences in the flush turn, and
+summarises a compaction request as the user's lines.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+
+from openclaw_memory.langgraph.compaction import SUMMARY_PROMPT
+from openclaw_memory.langgraph.flush import FLUSH_SYSTEM_PROMPT
+
+__all__ = ["DemoChatModel", "demo_reply"]
+
+
+class DemoChatModel(BaseChatModel):
+    """A rule-based stand-in for a chat model, so examples run offline with no API key.
+
+    Swap in a real model for real answers: ``ChatOpenAI(model=...)`` from ``langchain-openai``,
+    or any LangChain chat model with tool calling (``init_chat_model("provider:model")``).
+    It follows the conversation by rules:
+
+    * compaction request: bullet summary of the user's lines;
+    * flush turn: one ``memory_write`` per "remember ..." sentence of the user, then NO_REPLY;
+    * a question: ``memory_search``, then an answer from the best line of the top snippet,
+      citing it when the tool gave a citation;
+    * anything else: a short acknowledgement.
+    """
+
+    @property
+    def _llm_type(self) -> str:
+        return "openclaw-memory-demo"
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[LanguageModelInput, AIMessage]:
+        return self  # the rules know the tool names
+
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=demo_reply(messages))])
+
+
+def demo_reply(messages: Sequence[BaseMessage]) -> AIMessage:
+    first = _text(messages[0]) if messages else ""
+    if first == SUMMARY_PROMPT:
+        return _summary(_text(messages[-1]))
+    if first == FLUSH_SYSTEM_PROMPT:
+        return _flush_step(messages)
+    last = messages[-1]
+    if isinstance(last, ToolMessage):
+        return AIMessage(content=_answer_from(last, _last_user_text(messages)))
+    text = _text(last).strip()
+    if text.endswith("?"):
+        return _tool_call("memory_search", query=text)
+    if _facts([text]):
+        return AIMessage(content="Got it, I will remember that.")
+    return AIMessage(content=f"Noted: {text[:80]}")
+
+
+def _summary(transcript: str) -> AIMessage:
+    lines = [line[len("User: "):][:100] for line in transcript.splitlines() if line.startswith("User: ")]
+    return AIMessage(content="\n".join(f"- The user said: {line}" for line in lines[-6:]) or "- (nothing)")
+
+
+def _flush_step(messages: Sequence[BaseMessage]) -> AIMessage:
+    if isinstance(messages[-1], ToolMessage):
+        return AIMessage(content="NO_REPLY")
+    facts = _facts(_text(m) for m in messages if isinstance(m, HumanMessage))
+    if not facts:
+        return AIMessage(content="NO_REPLY")
+    calls = [{"name": "memory_write", "args": {"content": f"- {fact}"}, "id": _call_id(),
+              "type": "tool_call"} for fact in facts]
+    return AIMessage(content="", tool_calls=calls)
+
+
+_REMEMBER = re.compile(r"\bremember(?: that)?[:,]?\s+(.+?)(?:$|(?<=[.!])\s)", re.IGNORECASE)
+
+
+def _facts(texts: Any) -> list[str]:
+    found: list[str] = []
+    for text in texts:
+        for match in _REMEMBER.finditer(text):
+            fact = match.group(1).strip()
+            fact = fact[0].upper() + fact[1:] if fact else fact
+            if fact and fact not in found:
+                found.append(fact if fact.endswith(".") else fact + ".")
+    return found
+
+
+def _answer_from(result: ToolMessage, question: str) -> str:
+    try:
+        data = json.loads(_text(result))
+    except ValueError:
+        return "I checked my memory and found nothing about that."
+    hits = data.get("results") if isinstance(data, dict) else None
+    if not hits:
+        return "I checked my memory and found nothing about that."
+    top = hits[0]
+    answer = f"From my notes: {_best_line(top.get('snippet', ''), question)}"
+    return f"{answer}\n\nSource: {top['citation']}" if top.get("citation") else answer
+
+
+def _best_line(snippet: str, question: str) -> str:
+    words = set(re.findall(r"\w+", question.lower()))
+    lines = [ln.strip(" -") for ln in snippet.splitlines()
+             if ln.strip() and not ln.startswith(("#", "Source:"))]
+    return max(lines, key=lambda ln: len(words & set(re.findall(r"\w+", ln.lower()))), default="")
+
+
+def _last_user_text(messages: Sequence[BaseMessage]) -> str:
+    return next((_text(m) for m in reversed(messages) if isinstance(m, HumanMessage)), "")
+
+
+def _tool_call(name: str, **args: Any) -> AIMessage:
+    return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": _call_id(),
+                                              "type": "tool_call"}])
+
+
+def _text(message: BaseMessage) -> str:
+    return str(message.text)
+
+
+def _call_id() -> str:
+    return f"call_{uuid.uuid4().hex[:10]}"

@@ -5,10 +5,10 @@
 
 For each configuration (embedding model + search settings) it prints, side by side:
 
-* the Kestrel team's notes shipped in ``notebooks/data`` (28 questions with gold lines): recall@6
+* the Kestrel notes shipped in ``notebooks/data`` (28 questions with gold lines): recall@6
   and lines@6, on any clone;
-* LoCoMo dev (``--locomo``; the team's ``../shared/bench/locomo-dev`` when it is there, not
-  distributed), categories 1-4: recall@6 per category and overall, and lines@6 (how much text
+* LoCoMo dev (``--locomo DIR``; a development set, not distributed with the
+  repository), categories 1-4: recall@6 per category and overall, and lines@6 (how much text
   the six hits span);
 * MADial dev (``--madial``, likewise): recall@6 (gold = all) for each of the six variants,
   Chinese and English, question or whole dialogue, and the two cross-language ones;
@@ -84,11 +84,11 @@ CONFIGS: tuple[Config, ...] = (
     Config("use-absolute-0.5", {"search": {"vector_weight": 0.5}},
            "USE, absolute fusion 0.5 cosine + 0.5 coverage (ranks LoCoMo best, AUC 0.94)"),
     Config("use-vector", {"search": {"hybrid": False}}, "USE, vector side alone"),
-    Config("stop-21", {"search": {"strength_weight": 0.0, "date_weight": 0.0,
+    Config("plain-fusion", {"search": {"strength_weight": 0.0, "date_weight": 0.0,
                                   "citation_lines": 0, "query_lines_weight": 0.0,
                                   "merge_overlaps": False}},
-           "the default until this session: no keyword strength, dates or query lines; "
-           "whole chunks"),
+           "absolute fusion alone: no keyword strength, dates or query lines; whole chunks, "
+           "no merging"),
     Config("no-strength", {"search": {"strength_weight": 0.0}},
            "the default without keyword strength"),
     Config("no-dates", {"search": {"date_weight": 0.0}}, "the default without dates"),

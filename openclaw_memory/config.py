@@ -269,8 +269,8 @@ class SearchSettings(_Frozen):
         "first, newest first, an undated curated line counting as the oldest; the older ones "
         "are marked superseded_by the newest. Other questions: of a dated curated fact and a "
         "newer dated note saying something else about its subject, the newer ranks first. "
-        "Only returned hits are reordered. On benchmarks/knowledge_update.py current-value "
-        "recall@1 66.2 against 44.8 off; LoCoMo and MADial dev recall@6 unchanged.")
+        "Only returned hits are reordered (benchmarks/knowledge_update.py measures it against "
+        "score order).")
     get_max_chars: int = Field(
         16_000, ge=100, le=10_000_000, description="The most text one get / memory_get returns "
         "(whole lines while they fit); past it the answer is marked truncated and says which "
@@ -296,7 +296,7 @@ class SearchSettings(_Frozen):
         Calibrated hybrid scores add up to 0.3 of vector agreement to the keyword evidence, so
         the same keyword hit scores higher than in keyword-only mode; 0.42 is where hybrid
         search on LoCoMo-dev returns no more lines than keyword-only search at OpenClaw's 0.35
-        while keeping higher recall in every category (README, "Retrieval quality").
+        while keeping higher recall in every category (docs/benchmarks.md).
         """
         if self.min_score is not None:
             return self.min_score
@@ -315,16 +315,20 @@ class StoreSettings(_Frozen):
     path: Path | None = Field(None, description="Index file; None = per-workspace file in "
                               "state dir. `{agent_id}` (or OpenClaw's `{agentId}`) in it is "
                               "replaced by sessions.agent_id: one index per agent.")
-    vector_backend: Literal["auto", "vec0", "numpy"] = Field(
+    vector_backend: Literal["auto", "vec0", "numpy", "binary"] = Field(
         "auto",
-        description="auto: queries are answered from an in-memory matrix of the vectors (3-15x "
-                    "faster than a vec0 scan) while it fits in max_matrix_mb, else by sqlite-vec's "
-                    "vec0 table, built from the stored vectors by the sync that outgrows the "
-                    "budget; all paths rank identically.",
+        description="auto: queries are answered from an in-memory matrix of the vectors while "
+                    "it fits in max_matrix_mb; past it from binary codes in memory (one bit per "
+                    "dimension, 1/32 of the matrix), the closest 1 024 re-scored by exact "
+                    "cosine; past even that by sqlite-vec's vec0 table, built from the stored "
+                    "vectors by the sync that needs it. numpy and vec0 rank identically; binary "
+                    "gives exact scores and the exact ranking whenever the true top hits are "
+                    "among the re-scored.",
     )
     max_matrix_mb: int = Field(
-        1024, ge=0, description="auto: the largest vector matrix kept in memory (MB); a larger "
-                                "index is searched through vec0 (0: always vec0 when it loads).")
+        1024, ge=0, description="auto: the most memory (MB) the vectors may take in memory: the "
+                                "float32 matrix while it fits, else binary codes; past both, "
+                                "vec0 (0: always vec0 when it loads).")
     fts_tokenizer: Literal["unicode61", "porter"] = Field(
         "porter", description="FTS5 tokenizer; CJK is split into characters before indexing."
     )

@@ -237,7 +237,7 @@ def _near(name: str, names: Mapping[str, Any]) -> str:
     import difflib
 
     close = difflib.get_close_matches(name, list(names), n=1)
-    return f"did you mean {close[0]!r}?" if close else "see the configuration reference in README"
+    return f"did you mean {close[0]!r}?" if close else "see the settings in docs/configuration.md"
 
 
 def _get(settings: MemorySettings, name: str) -> Any:

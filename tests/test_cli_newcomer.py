@@ -4,6 +4,7 @@ backwards line range are clear errors, and the score scale is explained where hi
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 from cli_entry import ENTRY_POINT
@@ -81,3 +82,11 @@ def test_a_commands_help_describes_it_and_points_at_the_global_options(tmp_path:
     top = subprocess.run([ENTRY_POINT, "--help"], capture_output=True, text=True,
                          env=_env(tmp_path), timeout=120)
     assert "``" not in top.stdout and "--workspace WORKSPACE" in top.stdout
+
+
+def test_importing_the_agent_surfaces_prints_no_warning() -> None:
+    run = subprocess.run([sys.executable, "-W", "always", "-c",
+                          "import openclaw_memory.langchain, openclaw_memory.langgraph"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "Warning" not in run.stderr, run.stderr  # pydantic's ArbitraryTypeWarning once was

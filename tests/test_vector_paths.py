@@ -142,3 +142,70 @@ def test_the_matrix_follows_adds_deletes_and_backfills_without_a_full_reload(
     assert {row.path for row in rows.values()} == {"memory/b.md", "memory/c.md"}
     store.close()
     fresh.close()
+
+
+# ---------------------------------------------------------------------- binary codes
+
+
+def add_clustered(store: Store, name: str, n: int, dims: int, rng: np.random.Generator,
+                  centers: np.ndarray) -> None:
+    """Vectors the way embeddings lie: around topics, not spread evenly over the sphere."""
+    path = f"memory/{name}.md"
+    chunks = [Chunk(path, "memory", i + 1, i + 1, f"line {i} of {name}", f"h-{name}-{i}") for i in range(n)]
+    vectors = centers[rng.integers(0, len(centers), n)] + 0.1 * rng.standard_normal((n, dims))
+    vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    store.replace_file(MemoryFile(path, "memory", 1, n, 1), f"hash-{name}", chunks, vectors, "m")
+
+
+def binary_store(tmp_path: Path, rng: np.random.Generator, dims: int = 128) -> tuple[Store, np.ndarray]:
+    store = Store(tmp_path / "i.sqlite")
+    centers = rng.standard_normal((40, dims)) / np.sqrt(dims) * 2
+    for part in range(4):
+        add_clustered(store, f"p{part}", 1500, dims, rng, centers)
+    # Over the float matrix's budget, within the codes': the budget auto reads, in bytes.
+    store.max_matrix_bytes = 6000 * dims * 4 - 1
+    return store, centers
+
+
+def test_past_the_matrix_budget_auto_answers_from_binary_codes_with_exact_scores(
+        tmp_path: Path, rng: np.random.Generator) -> None:
+    store, centers = binary_store(tmp_path, rng)
+    store._binary.pool = 300  # a pool of 5 % of the rows, so the pre-selection is what is tested
+    assert store.settle_vector_index() is None and not has_vec0(store)  # no vec0 needed
+    exact = Store(tmp_path / "i.sqlite", vector_backend="numpy")
+    found = 0
+    for _ in range(60):
+        query = centers[rng.integers(0, len(centers))] + 0.1 * rng.standard_normal(centers.shape[1])
+        query = (query / np.linalg.norm(query)).astype(np.float32)
+        hits = store.vector_search(query, 6, ("memory",))
+        truth = exact.vector_search(query, 6, ("memory",))
+        assert store.vector_path == "binary" and "binary codes in memory" in store.vector_reason
+        scores = exact.cosines(query, [r for r, _ in hits])
+        assert all(abs(score - scores[r]) < 1e-5 for r, score in hits)  # scores are exact
+        assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
+        found += len({r for r, _ in hits} & {r for r, _ in truth})
+    assert found / (60 * 6) >= 0.97
+    assert store._binary.nbytes() < store.max_matrix_bytes / 16
+    assert store._numpy.nbytes() == 0  # no float matrix kept beside the codes
+    exact.close()
+    store.close()
+
+
+def test_binary_codes_follow_adds_and_deletes_and_filter_by_folder(
+        tmp_path: Path, rng: np.random.Generator) -> None:
+    store = Store(tmp_path / "i.sqlite", vector_backend="binary")
+    add(store, "a", 20, rng)
+    add(store, "b", 20, rng)
+    query = unit(rng)
+    store.vector_search(query, 3, ("memory",))
+    store.delete_files(["memory/a.md"])
+    add(store, "c", 15, rng)
+    hits = store.vector_search(query, 40, ("memory",))
+    assert store.vector_path == "binary" and len(hits) == 35  # a pool larger than the index: all
+    assert_numpy_path_agrees(tmp_path / "i.sqlite", query, 40, hits)
+    inside = store.vector_search(query, 40, ("memory",), path_prefix="memory/c")
+    assert len(inside) == 15
+    paths = {r[0] for r in store.query(
+        f"select path from chunks where rowid in ({','.join(str(r) for r, _ in inside)})")}
+    assert paths == {"memory/c.md"}
+    store.close()

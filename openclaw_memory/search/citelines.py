@@ -9,7 +9,7 @@ at least ``min_lines`` lines around the best one, so the answer's neighbours (th
 reply answers, the turn after) stay in view. A chunk none of whose lines holds a query term (a
 match by meaning alone) is cited whole: nothing says which line carries it.
 
-Measured on LoCoMo dev (README, "Retrieval quality"): the six hits span a fifth fewer lines
+Measured on LoCoMo dev (docs/retrieval.md): the six hits span a fifth fewer lines
 at the same recall@6 in every category. Narrower settings (3 lines, a smaller slack), IDF
 weights, or line vectors for the choice lost recall: the gold line often shares no word with
 the question.

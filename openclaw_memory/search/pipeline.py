@@ -453,7 +453,7 @@ def _low_confidence(passing: Sequence[Candidate], scores: Mapping[int, float],
     """The gated-away candidates, when the best of them still reaches ``low_confidence_gate``.
 
     A paraphrase or a question in another language can be about a note and still score under
-    the gate, beside off-topic questions (an encoder limit, README "Retrieval quality"). The
+    the gate, beside off-topic questions (an encoder limit, docs/retrieval.md). The
     gate's verdict stands; these are what a model may check, marked as such.
     """
     floor = settings.low_confidence_gate

@@ -94,7 +94,7 @@ def _rrf(c: Candidate, vw: float, tw: float, k: int) -> tuple[float, float | Non
 
 def _calibrated(merged: dict[int, Candidate], vw: float, tw: float,
                 ) -> dict[int, tuple[float, float | None]]:
-    """Per-query normalisation (measured on LoCoMo-dev, see README).
+    """Per-query normalisation (measured on LoCoMo-dev, see docs/retrieval.md).
 
     Text: ``t = |bm25| / max |bm25|`` over the candidates, so the best keyword hit gets 1.
     Vector: min-max of the cosine over the candidates. When some chunk has keyword evidence,

@@ -2,7 +2,7 @@
 
 Why: a question asked in English of notes written in Chinese (or the reverse) shares no word
 with them, so the keyword side finds nothing, and the encoder's cross-language cosines sit
-under the relevance gate beside off-topic questions' (README, "Retrieval quality"). A
+under the relevance gate beside off-topic questions' (docs/retrieval.md). A
 bilingual dictionary gives the keyword side the question's words in the notes' language: each
 content word of the question is a :class:`Concept` with up to three renderings (its first
 senses), and a chunk covers the concept when it holds any one of them

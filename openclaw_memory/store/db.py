@@ -24,6 +24,7 @@ from openclaw_memory.errors import IndexCorruptError, StoreError
 from openclaw_memory.search.dates import DateWindow, name_filter
 from openclaw_memory.search.textsearch import fts_body
 from openclaw_memory.sessions.delta import SessionState
+from openclaw_memory.store.binary_vectors import BinaryVectors
 from openclaw_memory.store.cache_rows import Identity, claim, copy_attached, identity_of, lookup, retire
 from openclaw_memory.store.connection import PAGE_SIZE, DriverInfo, connect, is_corruption, probe_driver
 from openclaw_memory.store.fts_table import delete_rows as delete_fts_rows
@@ -92,21 +93,23 @@ class Store(KeywordQueries, VectorQueries):
                  page_size: int = PAGE_SIZE) -> None:
         self.path = path
         self.fts_tokenizer = fts_tokenizer
-        self.driver: DriverInfo = probe_driver(vector_backend != "numpy")
+        self.driver: DriverInfo = probe_driver(vector_backend not in ("numpy", "binary"))
         self.vector_backend = vector_backend
         self.max_matrix_bytes = max_matrix_mb * 1024 * 1024
         # The vec0 table exists only where it answers (settle_vector_index).
         self.vector_path = "vec0" if self.driver.vec_loadable else "numpy"
         if vector_backend == "vec0" and not self.driver.vec_loadable:
             self.vector_reason = f"vec0 requested but unavailable: {self.driver.reason}"
-        elif vector_backend == "numpy":
-            self.vector_reason = "numpy path selected by configuration"
+        elif vector_backend in ("numpy", "binary"):
+            self.vector_path = vector_backend
+            self.vector_reason = f"{vector_backend} path selected by configuration"
         else:
             self.vector_reason = self.driver.reason
         self._lock = threading.RLock()
         self._term_cache = {}
         self._vec0 = Vec0Vectors()
         self._numpy = NumpyVectors()
+        self._binary = BinaryVectors()
         self._terms = CandidateTerms()
         try:
             _private_file(path)
@@ -450,6 +453,7 @@ class Store(KeywordQueries, VectorQueries):
                 raise StoreError(f"cannot swap the rebuilt index into {self.path}: {exc}; "
                                  "the old index is unchanged") from exc
             self._numpy.invalidate()
+            self._binary.invalidate()
             self._vec0 = Vec0Vectors()
             self._terms.forget()
             self._auto_generation = None
@@ -460,6 +464,7 @@ class Store(KeywordQueries, VectorQueries):
         (a rebuild's backup may leave the generation counter at a value seen before)."""
         with self._lock:
             self._numpy.invalidate()
+            self._binary.invalidate()
             self._vec0 = Vec0Vectors()
             self._terms.forget()
             self._auto_generation = None

@@ -1,5 +1,6 @@
-"""The vector side of the index: the in-memory matrix, the vec0 table built only where it
-answers, and cosine lookups. A mixin of :class:`~openclaw_memory.store.db.Store`."""
+"""The vector side of the index: the in-memory matrix while it fits the memory budget, binary
+codes re-scored exactly past it, the vec0 table built only where it answers, and cosine
+lookups. A mixin of :class:`~openclaw_memory.store.db.Store`."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from openclaw_memory.errors import IndexCorruptError, StoreError
+from openclaw_memory.store.binary_vectors import BinaryVectors, code_bytes
 from openclaw_memory.store.connection import is_corruption
 from openclaw_memory.store.parts import StorePart
 from openclaw_memory.store.paths import prefix_range
@@ -29,6 +31,7 @@ class VectorQueries(StorePart):
     max_matrix_bytes: int
     _vec0: Vec0Vectors
     _numpy: NumpyVectors
+    _binary: BinaryVectors
     _auto_generation: int | None = None
 
     def cosines(self, query: FloatArray, rowids: Sequence[int]) -> dict[int, float]:
@@ -66,17 +69,18 @@ class VectorQueries(StorePart):
         vectors, dims = self._vector_shape()
         if self.vector_backend == "vec0":
             return True, dims
-        over = vectors * dims * 4 > self.max_matrix_bytes
+        # auto: past the float matrix's budget the binary codes answer; vec0 only past theirs.
+        over = code_bytes(vectors, dims) > self.max_matrix_bytes
         return self.vector_backend == "auto" and over, dims
 
     def settle_vector_index(self) -> str | None:
         """Build the vec0 table when this index answers from it, drop it when it does not.
 
         A vector stored three times cost 12 KB per chunk: ``auto`` answers from the in-memory
-        matrix (read from ``chunks.embedding``) while it fits ``store.max_matrix_mb``, so vec0
-        is only built, from the stored vectors, once the index outgrows that budget or when
-        ``vector_backend="vec0"`` asks for it. Called at the end of a sync; returns what it
-        did ("built"/"dropped") or None.
+        matrix (read from ``chunks.embedding``) while it fits ``store.max_matrix_mb``, then from
+        binary codes re-scored exactly, so vec0 is only built, from the stored vectors, once
+        even the codes outgrow that budget or when ``vector_backend="vec0"`` asks for it.
+        Called at the end of a sync; returns what it did ("built"/"dropped") or None.
         """
         if not self.driver.vec_loadable:
             return None
@@ -105,11 +109,16 @@ class VectorQueries(StorePart):
         vectors, dims = self._vector_shape()
         size = vectors * dims * 4
         budget = f"store.max_matrix_mb {self.max_matrix_bytes // 1048576}"
-        if not self.driver.vec_loadable:
+        if not self.driver.vec_loadable and size <= self.max_matrix_bytes:
             return "numpy", f"in-memory matrix ({self.driver.reason})"
         if size <= self.max_matrix_bytes:
             return "numpy", (f"auto: in-memory matrix of {vectors} vectors ({size / 1e6:.0f} MB, "
                              f"{budget}); no vec0 table needed ({self.driver.reason})")
+        codes = code_bytes(vectors, dims)
+        if codes <= self.max_matrix_bytes:
+            return "binary", (f"auto: {vectors} vectors ({size / 1e6:.0f} MB) exceed {budget}: "
+                              f"binary codes in memory ({codes / 1e6:.0f} MB), the closest "
+                              f"{self._binary.pool} re-scored by exact cosine")
         if not self._vec0.has_table(self._conn):
             return "numpy", (f"auto: {vectors} vectors ({size / 1e6:.0f} MB) exceed {budget} but "
                              "the vec0 table is not built yet (the next sync builds it): "
@@ -139,10 +148,11 @@ class VectorQueries(StorePart):
                 path = self.vector_path
                 if path == "vec0" and not self._vec0.has_table(self._conn):
                     path = "numpy"  # vec0 asked for, not built yet (the next sync builds it)
+                exact = self._binary if path == "binary" else self._numpy
                 if path_prefix is None:
                     if path == "vec0":
                         return self._vec0.search(self._conn, query, k, sources)
-                    return self._numpy.search(self._conn, query, k, sources, self.generation())
+                    return exact.search(self._conn, query, k, sources, self.generation())
                 low, high = prefix_range(path_prefix)
                 inside = [int(r[0]) for r in self._conn.execute(
                     "select rowid from chunks where path >= ? and path < ?", (low, high))]
@@ -150,8 +160,7 @@ class VectorQueries(StorePart):
                     wanted = set(inside)
                     hits = self._vec0.search(self._conn, query, min(4096, k * 20), sources)
                     return [hit for hit in hits if hit[0] in wanted][:k]
-                return self._numpy.search(self._conn, query, k, sources, self.generation(),
-                                          among=inside)
+                return exact.search(self._conn, query, k, sources, self.generation(), among=inside)
             except self.driver.errors as exc:  # e.g. vectors of another dimension
                 if is_corruption(exc):
                     raise IndexCorruptError(f"the index file is damaged: {exc}") from exc
@@ -164,5 +173,7 @@ class VectorQueries(StorePart):
         if self._auto_generation != generation:
             self.vector_path, self.vector_reason = self._auto_path()
             self._auto_generation = generation
-            if self.vector_path == "vec0":
+            if self.vector_path != "numpy":
                 self._numpy.release()  # over the budget: do not keep a matrix around
+            if self.vector_path != "binary":
+                self._binary.release()

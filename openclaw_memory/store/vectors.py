@@ -1,4 +1,5 @@
-"""The two vector paths: sqlite-vec ``vec0`` KNN in the database, or a numpy matrix.
+"""Exact vector paths: sqlite-vec ``vec0`` KNN in the database, or a numpy matrix (the third,
+binary codes re-scored exactly, is in ``binary_vectors``).
 
 Both rank by exact cosine similarity over the same float32 vectors, so they return the same
 hits (tested). The numpy path keeps a matrix loaded from the ``chunks.embedding`` BLOBs and

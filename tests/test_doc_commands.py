@@ -1,4 +1,5 @@
-"""README's shell commands work from a clone of this repository alone, as written."""
+"""The shell commands of README and the documentation work from a clone of this repository
+alone, as written."""
 
 from __future__ import annotations
 
@@ -14,16 +15,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+PAGES = {path: path.read_text(encoding="utf-8")
+         for path in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]}
 TEST_TOOLS = ("pytest", "ruff", "mypy", "hypothesis", "nbclient", "ipykernel", "jupyter",
               "langchain-tests", "matplotlib")
 
 
-def blocks(language: str) -> list[str]:
-    return re.findall(rf"^```{language}\n(.*?)^```", README, re.DOTALL | re.MULTILINE)
+def blocks(language: str, text: str = README) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", text, re.DOTALL | re.MULTILINE)
 
 
 def commands() -> list[str]:
-    return [line.split("  #")[0].strip() for block in blocks("bash") + blocks("zsh")
+    """Every command of every page (README and docs/)."""
+    return [line.split("  #")[0].strip() for text in PAGES.values()
+            for block in blocks("bash", text) + blocks("zsh", text)
             for line in block.splitlines() if line.strip()]
 
 
@@ -101,15 +106,17 @@ def test_the_eval_commands_run_on_the_shipped_data(tmp_path: Path) -> None:
                              timeout=600)
         assert run.returncode == 0, run.stderr
         outputs.append(run.stdout)
-    # The figures README prints are the ones these commands print.
+    # The figures the CLI guide prints are the ones these commands print.
+    guide = PAGES[ROOT / "docs" / "cli.md"]
     for output in outputs:
         for row in output.splitlines():
             if row.startswith(("fact ", "paraphrase ", "all ")):
-                assert row in README, row
+                assert row in guide, row
 
 
 def test_the_shell_completion_commands_write_where_readme_says(tmp_path: Path) -> None:
-    bash_lines = next(b for b in blocks("bash") if "completion" in b).strip().splitlines()
+    guide = PAGES[ROOT / "docs" / "cli.md"]
+    bash_lines = next(b for b in blocks("bash", guide) if "completion" in b).strip().splitlines()
     env = {**os.environ, "HOME": str(tmp_path), "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
     for line in bash_lines:
         assert subprocess.run(["bash", "-c", line], env=env, timeout=60).returncode == 0
@@ -124,3 +131,35 @@ def test_ci_runs_readmes_two_commands_and_installs_nothing_else() -> None:
     install, _, tests = second.partition(" && python -m pytest")
     assert install in ci and f"python -m pytest{tests}" in ci
     assert "apt-get" not in ci and "brew " not in ci
+
+
+def test_every_extra_an_install_command_names_exists() -> None:
+    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+                 ["project"]["optional-dependencies"])
+    named = {extra.strip() for command in commands() if command.startswith("pip install")
+             for group in re.findall(r'\.\[([^\]]+)\]', command) for extra in group.split(",")}
+    assert named and named <= extras, named - extras
+
+
+@pytest.mark.slow
+def test_the_postgres_guide_runs_from_a_clone_in_order(tmp_path: Path) -> None:
+    """The guide's own commands, a scratch server started and stopped as it says (its
+    ``pip install`` lines are what the test extra already installed)."""
+    guide = PAGES[ROOT / "docs" / "postgres.md"]
+    lines = [line for block in blocks("bash", guide) for line in block.splitlines()
+             if line.strip() and not line.startswith("pip install")]
+    assert any("scratch --background" in line for line in lines)
+    env = {**os.environ, "HOME": str(tmp_path), "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    for variable in ("OPENCLAW_MEMORY_STATE_DIR", "XDG_STATE_HOME", "OPENCLAW_MEMORY_STORE__DSN"):
+        env.pop(variable, None)
+    stop = next(line for line in guide.split("`") if line.endswith("scratch --stop"))
+    try:
+        run = subprocess.run(["bash", "-c", "set -euo pipefail\n" + "\n".join(lines)], cwd=ROOT,
+                             env=env, capture_output=True, text=True, timeout=600)
+    finally:
+        stopped = subprocess.run(["bash", "-c", stop], env=env, capture_output=True, text=True,
+                                 timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "published" in run.stdout and "MEMORY.md" in run.stdout
+    assert (tmp_path / "agent-workspace" / "MEMORY.md").is_file()
+    assert stopped.stdout.strip() == "stopped"

@@ -1,0 +1,78 @@
+"""The documentation: a one-page README, a site built from docs/ with warnings as errors, no
+development-process labels where users read, and benchmark figures stamped with their run."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from openclaw_memory.cli.app import _parser as build_parser
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = sorted((ROOT / "docs").rglob("*.md"))
+# Labels of how the library was built, meaningless to a user: "stop 21", "issue 12", "the
+# team's development sets".
+LABELS = re.compile(r"\b(?:[Ss]top|[Ii]ssue)s? \d+|\bthe team's\b|\(issue\b")
+FIGURES = re.compile(r"<!-- figures: (?P<name>[\w-]+) -->\n(?P<body>.*?)<!-- /figures -->", re.DOTALL)
+
+
+@pytest.mark.slow
+def test_the_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
+    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
+                          str(tmp_path / "site")], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    api = (tmp_path / "site" / "api" / "core" / "index.html").read_text(encoding="utf-8")
+    assert "MemoryIndex" in api and "sample_workspace" in api  # generated from the docstrings
+    assert (tmp_path / "site" / "changelog" / "index.html").is_file()
+
+
+def test_every_page_is_in_the_site_navigation() -> None:
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for page in DOCS:
+        assert str(page.relative_to(ROOT / "docs")) in nav, page
+
+
+def test_readme_is_one_page_that_links_every_guide() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 120
+    for guide in ("cli", "langchain", "langgraph", "postgres", "configuration", "retrieval",
+                  "benchmarks", "changelog", "api/index"):
+        assert f"(docs/{guide}.md)" in text, guide
+        assert (ROOT / "docs" / f"{guide}.md").is_file()
+
+
+def test_no_development_process_labels_where_users_read() -> None:
+    parser = build_parser()
+    helps = [parser.format_help(), *(sub.format_help() for action in parser._subparsers._group_actions
+                                     for sub in action.choices.values())]  # type: ignore[union-attr]
+    texts = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in [README, *DOCS]}
+    texts.update({f"--help {i}": text for i, text in enumerate(helps)})
+    found = {name: LABELS.findall(text) for name, text in texts.items() if LABELS.search(text)}
+    assert not found
+
+
+def test_help_text_shows_no_restructuredtext_markup() -> None:
+    parser = build_parser()
+    for action in parser._subparsers._group_actions:  # type: ignore[union-attr]
+        for sub in action.choices.values():
+            assert "``" not in sub.format_help(), sub.prog
+    assert "``" not in parser.format_help()
+
+
+def test_every_figure_block_is_a_benchmark_run_stamped_with_machine_and_load() -> None:
+    blocks = [(page, match) for page in [README, *DOCS]
+              for match in FIGURES.finditer(page.read_text(encoding="utf-8"))]
+    assert len(blocks) >= 5
+    for page, match in blocks:
+        body = match["body"]
+        command = re.search(r"^\$ (python benchmarks/(\w+)\.py.*)$", body, re.MULTILINE)
+        assert command, (page, match["name"])
+        assert (ROOT / "benchmarks" / f"{command[2]}.py").is_file()
+        stamp = r"machine: .+, \d+ cores, load avg [\d.]+ [\d.]+ [\d.]+"
+        assert re.search(stamp, body), (page, match["name"])
+        assert re.search(r"recorded \d{4}-\d{2}-\d{2}", body), (page, match["name"])

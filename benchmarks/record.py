@@ -34,8 +34,9 @@ def _shown(argv: list[str]) -> str:
     words = ["python"]  # argv[0] is this interpreter, wherever it lies
     for word in argv[1:]:
         path = Path(word)
-        if ("/" in word) and path.exists() and not path.resolve().is_relative_to(ROOT):
-            word = f"DEV/{path.name}"  # a development set where it lies; never in the repository
+        beside = path.resolve().is_relative_to(ROOT.parent) and not path.resolve().is_relative_to(ROOT)
+        if "/" in word and path.exists() and beside:
+            word = f"DEV/{path.name}"  # a development set beside the clone; never in it
         words.append(word)
     return " ".join(words)
 

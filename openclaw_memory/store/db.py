@@ -21,12 +21,13 @@ import numpy as np
 import numpy.typing as npt
 
 from openclaw_memory.errors import IndexCorruptError, StoreError
-from openclaw_memory.search.dates import DateWindow, name_filter
+from openclaw_memory.search.dates import DateWindow
 from openclaw_memory.search.textsearch import fts_body
 from openclaw_memory.sessions.delta import SessionState
 from openclaw_memory.store.binary_vectors import BinaryVectors
 from openclaw_memory.store.cache_rows import Identity, claim, copy_attached, identity_of, lookup, retire
 from openclaw_memory.store.connection import PAGE_SIZE, DriverInfo, connect, is_corruption, probe_driver
+from openclaw_memory.store.daily_names import DailyNames
 from openclaw_memory.store.fts_table import delete_rows as delete_fts_rows
 from openclaw_memory.store.keyword_side import KeywordQueries, QueryTimeoutError
 from openclaw_memory.store.schema import FINGERPRINT_KEY, migrate
@@ -110,6 +111,7 @@ class Store(KeywordQueries, VectorQueries):
         self._vec0 = Vec0Vectors()
         self._numpy = NumpyVectors()
         self._binary = BinaryVectors()
+        self._daily = DailyNames()
         self._terms = CandidateTerms()
         try:
             _private_file(path)
@@ -366,11 +368,12 @@ class Store(KeywordQueries, VectorQueries):
     def daily_paths(self, windows: Sequence[DateWindow],
                     path_prefix: str | None = None) -> list[str]:
         """Indexed Markdown notes named as a date in ``windows`` (``.../YYYY-MM-DD.md``),
-        under a folder; names compared as strings (a few hundred ns a file)."""
-        test = name_filter(windows)
-        rows = self.query("select path from files where source = 'memory' "
-                          "and path like '%-__-__.md'")
-        return [p for (p,) in rows if test(p) and (path_prefix is None or p.startswith(path_prefix))]
+        under a folder; found by name in a sorted list read once per index generation."""
+        def read() -> list[str]:
+            return [str(p) for (p,) in self.query(
+                "select path from files where source = 'memory' and path like '%-__-__.md'")]
+        with self._lock:
+            return self._daily.paths(self.generation(), read, windows, path_prefix)
 
     def chunk_keys(self, paths: Sequence[str], limit: int | None = None) -> list[int]:
         """The chunks of these files (at most ``limit``: a caller that only wants to know
@@ -454,6 +457,7 @@ class Store(KeywordQueries, VectorQueries):
                                  "the old index is unchanged") from exc
             self._numpy.invalidate()
             self._binary.invalidate()
+            self._daily.forget()
             self._vec0 = Vec0Vectors()
             self._terms.forget()
             self._auto_generation = None
@@ -465,6 +469,7 @@ class Store(KeywordQueries, VectorQueries):
         with self._lock:
             self._numpy.invalidate()
             self._binary.invalidate()
+            self._daily.forget()
             self._vec0 = Vec0Vectors()
             self._terms.forget()
             self._auto_generation = None

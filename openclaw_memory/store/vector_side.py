@@ -15,7 +15,7 @@ from openclaw_memory.store.binary_vectors import BinaryVectors, code_bytes
 from openclaw_memory.store.connection import is_corruption
 from openclaw_memory.store.parts import StorePart
 from openclaw_memory.store.paths import prefix_range
-from openclaw_memory.store.vectors import NumpyVectors, Vec0Vectors, VectorHits, placeholders
+from openclaw_memory.store.vectors import NumpyVectors, Vec0Vectors, VectorHits, placeholders, rank
 
 __all__ = ["VectorQueries"]
 
@@ -139,8 +139,14 @@ class VectorQueries(StorePart):
     def vector_search(self, query: FloatArray, k: int, sources: Sequence[str], *,
                       path_prefix: str | None = None) -> VectorHits:
         """The ``k`` nearest chunks; ``path_prefix`` restricts them to files under it before
-        the top ``k`` are taken (exactly on the matrix; vec0, which cannot filter by path,
-        is asked for more and filtered, so there it is best effort)."""
+        the top ``k`` are taken (exactly on the matrix and the codes; vec0, which cannot
+        filter by path, is asked for more and filtered, so there it is best effort).
+
+        On the in-memory matrix only the snapshot is taken under the store's lock; the
+        product runs outside it, so other threads' queries are not held up by it. (Running
+        the product beside the same search's keyword side was measured: no gain on two
+        cores, where the product already uses both.)
+        """
         with self._lock:
             try:
                 if self.vector_backend == "auto":
@@ -148,25 +154,31 @@ class VectorQueries(StorePart):
                 path = self.vector_path
                 if path == "vec0" and not self._vec0.has_table(self._conn):
                     path = "numpy"  # vec0 asked for, not built yet (the next sync builds it)
-                exact = self._binary if path == "binary" else self._numpy
-                if path_prefix is None:
-                    if path == "vec0":
-                        return self._vec0.search(self._conn, query, k, sources)
-                    return exact.search(self._conn, query, k, sources, self.generation())
-                low, high = prefix_range(path_prefix)
-                inside = [int(r[0]) for r in self._conn.execute(
-                    "select rowid from chunks where path >= ? and path < ?", (low, high))]
+                inside: list[int] | None = None
+                if path_prefix is not None:
+                    low, high = prefix_range(path_prefix)
+                    inside = [int(r[0]) for r in self._conn.execute(
+                        "select rowid from chunks where path >= ? and path < ?", (low, high))]
                 if path == "vec0":
+                    if inside is None:
+                        return self._vec0.search(self._conn, query, k, sources)
                     wanted = set(inside)
                     hits = self._vec0.search(self._conn, query, min(4096, k * 20), sources)
                     return [hit for hit in hits if hit[0] in wanted][:k]
-                return exact.search(self._conn, query, k, sources, self.generation(), among=inside)
+                if path == "binary":
+                    return self._binary.search(self._conn, query, k, sources, self.generation(),
+                                               among=inside)
+                rowids, matrix = self._numpy.matrix(self._conn, self.generation(), sources)
             except self.driver.errors as exc:  # e.g. vectors of another dimension
                 if is_corruption(exc):
                     raise IndexCorruptError(f"the index file is damaged: {exc}") from exc
                 raise StoreError(f"vector search failed: {exc}") from exc
             except ValueError as exc:  # numpy: a matrix of another dimension
                 raise StoreError(f"vector search failed: {exc}") from exc
+        try:
+            return rank(rowids, matrix, query, k, inside)
+        except ValueError as exc:
+            raise StoreError(f"vector search failed: {exc}") from exc
 
     def _refresh_auto_path(self) -> None:
         generation = self.generation()

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["NumpyVectors", "Vec0Vectors", "VectorHits", "placeholders"]
+__all__ = ["NumpyVectors", "Vec0Vectors", "VectorHits", "placeholders", "rank"]
 
 FloatArray = npt.NDArray[np.float32]
 VectorHits = list[tuple[int, float]]
@@ -170,21 +170,28 @@ class NumpyVectors:
                generation: int, among: Sequence[int] | None = None) -> VectorHits:
         """Top ``k`` by cosine, over every row or only the rowids ``among``."""
         rowids, matrix = self.matrix(conn, generation, sources)
-        if among is not None and matrix.shape[0]:
-            wanted = np.asarray(sorted(among), dtype=np.int64)
-            at = np.searchsorted(rowids, wanted)
-            at = at[(at < len(rowids)) & (rowids[np.minimum(at, len(rowids) - 1)] == wanted)]
-            rowids, matrix = rowids[at], matrix[at]
-        if matrix.shape[0] == 0:
-            return []
-        if matrix.shape[1] != query.shape[0]:
-            # Another process rebuilt the index with other vectors: say so (the search answers
-            # keyword-only and notes why) rather than silently finding nothing.
-            raise ValueError(f"the index holds {matrix.shape[1]}-dimensional vectors, the "
-                             f"query has {query.shape[0]}")
-        scores = matrix @ query.astype(np.float32)
-        k = min(k, scores.shape[0])
-        top = np.argpartition(-scores, k - 1)[:k]
-        # Stable order: score descending, then rowid, the same tie-break vec0 effectively uses.
-        order = sorted(top.tolist(), key=lambda i: (-float(scores[i]), int(rowids[i])))
-        return [(int(rowids[i]), float(scores[i])) for i in order]
+        return rank(rowids, matrix, query, k, among)
+
+
+def rank(rowids: npt.NDArray[np.int64], matrix: FloatArray, query: FloatArray, k: int,
+         among: Sequence[int] | None = None) -> VectorHits:
+    """Top ``k`` rows of a matrix snapshot by cosine (no connection, no lock: the matrix is
+    replaced whole when the index changes, never written in place)."""
+    if among is not None and matrix.shape[0]:
+        wanted = np.asarray(sorted(among), dtype=np.int64)
+        at = np.searchsorted(rowids, wanted)
+        at = at[(at < len(rowids)) & (rowids[np.minimum(at, len(rowids) - 1)] == wanted)]
+        rowids, matrix = rowids[at], matrix[at]
+    if matrix.shape[0] == 0:
+        return []
+    if matrix.shape[1] != query.shape[0]:
+        # Another process rebuilt the index with other vectors: say so (the search answers
+        # keyword-only and notes why) rather than silently finding nothing.
+        raise ValueError(f"the index holds {matrix.shape[1]}-dimensional vectors, the "
+                         f"query has {query.shape[0]}")
+    scores = matrix @ query.astype(np.float32)
+    k = min(k, scores.shape[0])
+    top = np.argpartition(-scores, k - 1)[:k]
+    # Stable order: score descending, then rowid, the same tie-break vec0 effectively uses.
+    order = sorted(top.tolist(), key=lambda i: (-float(scores[i]), int(rowids[i])))
+    return [(int(rowids[i]), float(scores[i])) for i in order]

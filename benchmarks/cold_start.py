@@ -6,7 +6,7 @@ Builds a synthetic workspace of daily logs (``_common.make_corpus``), indexes it
 default local model, then times whole processes (wall clock, median of ``--runs``): the
 installed ``openclaw-memory search`` with the default model (the ready model from the cache
 directory, and without it), keyword-only, and ``grep -rl`` over the same files. The target
-(issue 12) is under 0.6 s for the default search on 1 000 chunks.
+is under 0.6 s for the default search on 1 000 chunks.
 """
 
 from __future__ import annotations

@@ -141,7 +141,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     dev = here.parent.parent / "shared/bench/locomo-dev"
     ap.add_argument("--data", type=Path, default=dev if dev.is_dir() else here.parent / "notebooks" / "data",
-                    help="a suite folder (workspaces with queries.jsonl); default: the team's LoCoMo "
+                    help="a suite folder (workspaces with queries.jsonl); default: the LoCoMo "
                          "dev set when present, else the shipped notebooks/data")
     ap.add_argument("--index-dir", type=Path, default=None,
                     help="keep our indexes here to reuse embeddings (default: temporary)")

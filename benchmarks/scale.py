@@ -5,7 +5,7 @@ hardware limit and to LangGraph's and LangChain's stores on the same data.
     python benchmarks/scale.py --sizes 10000 --budget 3 # quick
 
 The workspace is real notes scaled up: every workspace this repository ships with its
-questions (``notebooks/data``), plus the team's dev sets when they are present
+questions (``notebooks/data``), plus the development sets when they are present
 (``../shared/bench``: LoCoMo conversation logs, MADial Chinese and English notes), copied
 until the index holds N chunks. Each copy renames the people (names drawn from a pool of
 2 000, so some recur in thousands of chunks and most in few) and moves the dates, so the

@@ -318,12 +318,13 @@ class StoreSettings(_Frozen):
     vector_backend: Literal["auto", "vec0", "numpy", "binary"] = Field(
         "auto",
         description="auto: queries are answered from an in-memory matrix of the vectors while "
-                    "it fits in max_matrix_mb; past it from binary codes in memory (one bit per "
-                    "dimension, 1/32 of the matrix), the closest 1 024 re-scored by exact "
-                    "cosine; past even that by sqlite-vec's vec0 table, built from the stored "
-                    "vectors by the sync that needs it. numpy and vec0 rank identically; binary "
-                    "gives exact scores and the exact ranking whenever the true top hits are "
-                    "among the re-scored.",
+                    "it fits in max_matrix_mb; past it from compressed vectors in memory (a bit "
+                    "and a byte per dimension, under a third of the matrix: the closest by bits "
+                    "are scored by bytes, the best 64 of those by exact cosine); past even that "
+                    "by sqlite-vec's vec0 table, built from the stored vectors by the sync that "
+                    "needs it. numpy and vec0 rank identically; binary gives exact scores, and "
+                    "the exact ranking whenever the true top hits survive its cuts "
+                    "(benchmarks/scale.py measures how often).",
     )
     max_matrix_mb: int = Field(
         1024, ge=0, description="auto: the most memory (MB) the vectors may take in memory: the "

@@ -117,8 +117,8 @@ class VectorQueries(StorePart):
         codes = code_bytes(vectors, dims)
         if codes <= self.max_matrix_bytes:
             return "binary", (f"auto: {vectors} vectors ({size / 1e6:.0f} MB) exceed {budget}: "
-                              f"binary codes in memory ({codes / 1e6:.0f} MB), the closest "
-                              f"{self._binary.pool} re-scored by exact cosine")
+                              f"compressed vectors in memory ({codes / 1e6:.0f} MB: bits, then "
+                              f"bytes, then exact cosine for the best {self._binary.exact})")
         if not self._vec0.has_table(self._conn):
             return "numpy", (f"auto: {vectors} vectors ({size / 1e6:.0f} MB) exceed {budget} but "
                              "the vec0 table is not built yet (the next sync builds it): "

@@ -48,11 +48,11 @@ def test_the_version_is_written_once_and_the_changelog_has_it() -> None:
 
     import openclaw_memory
 
-    version = metadata.version("openclaw-memory")
+    version = metadata.version(openclaw_memory.DISTRIBUTION)
     assert openclaw_memory.__version__ == version == _project()["version"]
     sources = [p for p in (ROOT / "openclaw_memory").rglob("*.py") if f'"{version}"' in p.read_text("utf-8")]
     assert sources == []  # no second copy of the version string in the code
-    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    changelog = (ROOT / "docs" / "changelog.md").read_text(encoding="utf-8")
     assert f"## [{version}]" in changelog and "## [Unreleased]" in changelog
 
 

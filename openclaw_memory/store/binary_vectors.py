@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from openclaw_memory.store.vectors import VectorHits, placeholders
+from openclaw_memory.store.vectors import VectorHits, changed_rows, placeholders
 
 __all__ = ["DEFAULT_POOL", "BinaryVectors", "code_bytes"]
 
@@ -163,10 +163,7 @@ class BinaryVectors:
     def _update(self, conn: Any, sources: Sequence[str]) -> None:
         """Only rowids that appeared are read (chunks are immutable rows); mean and scale stay."""
         where = self._where(sources)
-        current = np.fromiter((r[0] for r in conn.execute(
-            f"select rowid from chunks where {where} order by rowid", tuple(sources))), np.int64)
-        keep = np.isin(self._rowids, current, assume_unique=True)
-        new = np.setdiff1d(current, self._rowids, assume_unique=True)
+        keep, new = changed_rows(conn, where, sources, self._rowids)
         rowids, codes, small = [self._rowids[keep]], [self._codes[:, keep]], [self._bytes[keep]]
         for start in range(0, len(new), 500):
             part = new[start:start + 500].tolist()

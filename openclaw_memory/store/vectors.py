@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["NumpyVectors", "Vec0Vectors", "VectorHits", "placeholders", "rank"]
+__all__ = ["NumpyVectors", "Vec0Vectors", "VectorHits", "changed_rows", "placeholders", "rank"]
 
 FloatArray = npt.NDArray[np.float32]
 VectorHits = list[tuple[int, float]]
@@ -25,6 +25,17 @@ VectorHits = list[tuple[int, float]]
 
 def placeholders(n: int) -> str:
     return ",".join("?" * n)
+
+
+def changed_rows(conn: Any, where: str, sources: Sequence[str], known: npt.NDArray[np.int64],
+                 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
+    """Which of the ``known`` rowids are still there (a mask) and which rowids are new:
+    chunks are immutable rows with growing rowids, so an in-memory copy of their vectors is
+    brought up to date by dropping the ones gone and reading only the new."""
+    current = np.fromiter((r[0] for r in conn.execute(
+        f"select rowid from chunks where {where} order by rowid", tuple(sources))), np.int64)
+    return (np.isin(known, current, assume_unique=True),
+            np.setdiff1d(current, known, assume_unique=True))
 
 
 class Vec0Vectors:
@@ -133,10 +144,7 @@ class NumpyVectors:
 
     def _update(self, conn: Any, sources: Sequence[str]) -> None:
         where = self._where(sources)
-        current = np.fromiter((r[0] for r in conn.execute(
-            f"select rowid from chunks where {where} order by rowid", tuple(sources))), np.int64)
-        keep = np.isin(self._rowids, current, assume_unique=True)
-        new = np.setdiff1d(current, self._rowids, assume_unique=True)
+        keep, new = changed_rows(conn, where, sources, self._rowids)
         rowids, matrix = self._rowids[keep], self._matrix[keep]
         for start in range(0, len(new), 500):
             part = new[start:start + 500].tolist()

@@ -328,7 +328,7 @@ class StoreSettings(_Frozen):
     )
     max_matrix_mb: int = Field(
         1024, ge=0, description="auto: the most memory (MB) the vectors may take in memory: the "
-                                "float32 matrix while it fits, else binary codes; past both, "
+                                "float32 matrix while it fits, else compressed vectors; past both, "
                                 "vec0 (0: always vec0 when it loads).")
     fts_tokenizer: Literal["unicode61", "porter"] = Field(
         "porter", description="FTS5 tokenizer; CJK is split into characters before indexing."

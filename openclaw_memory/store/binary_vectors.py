@@ -240,9 +240,10 @@ class BinaryVectors:
         bits = np.packbits((q > center)[None, :], axis=1, bitorder="little")
         bits = np.pad(bits, ((0, 0), (0, (-bits.shape[1]) % 8)))
         wanted = self.pool or min(POOL_MAX, max(POOL_MIN, rowids.shape[0] // POOL_SHARE))
-        pool = self._closest(self._distances(codes, bits.view(np.uint64)[0]), max(wanted, k))
-        approx = small[np.sort(pool)].astype(np.float32) @ (q / scale)
-        best = np.sort(pool)[np.argsort(-approx, kind="stable")[:max(self.exact, k)]]
+        pool = np.sort(self._closest(self._distances(codes, bits.view(np.uint64)[0]),
+                                     max(wanted, k)))  # rows in order: a forward gather
+        approx = small[pool].astype(np.float32) @ (q / scale)
+        best = pool[np.argsort(-approx, kind="stable")[:max(self.exact, k)]]
         scores = self._exact(conn, q, rowids[best].tolist())
         ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
         return [(rowid, score) for rowid, score in ranked]

@@ -1,6 +1,6 @@
-"""The vector side of the index: the in-memory matrix while it fits the memory budget, binary
-codes re-scored exactly past it, the vec0 table built only where it answers, and cosine
-lookups. A mixin of :class:`~openclaw_memory.store.db.Store`."""
+"""The vector side of the index: the in-memory matrix while it fits the memory budget,
+compressed vectors (bits, bytes, exact cosine for the best) past it, the vec0 table built
+only where it answers, and cosine lookups. A mixin of :class:`~openclaw_memory.store.db.Store`."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ class VectorQueries(StorePart):
         vectors, dims = self._vector_shape()
         if self.vector_backend == "vec0":
             return True, dims
-        # auto: past the float matrix's budget the binary codes answer; vec0 only past theirs.
+        # auto: past the float matrix's budget the compressed vectors answer; vec0 only past theirs.
         over = code_bytes(vectors, dims) > self.max_matrix_bytes
         return self.vector_backend == "auto" and over, dims
 
@@ -78,7 +78,7 @@ class VectorQueries(StorePart):
 
         A vector stored three times cost 12 KB per chunk: ``auto`` answers from the in-memory
         matrix (read from ``chunks.embedding``) while it fits ``store.max_matrix_mb``, then from
-        binary codes re-scored exactly, so vec0 is only built, from the stored vectors, once
+        compressed vectors (``binary``), so vec0 is only built, from the stored vectors, once
         even the codes outgrow that budget or when ``vector_backend="vec0"`` asks for it.
         Called at the end of a sync; returns what it did ("built"/"dropped") or None.
         """
@@ -109,9 +109,9 @@ class VectorQueries(StorePart):
         vectors, dims = self._vector_shape()
         size = vectors * dims * 4
         budget = f"store.max_matrix_mb {self.max_matrix_bytes // 1048576}"
-        if not self.driver.vec_loadable and size <= self.max_matrix_bytes:
-            return "numpy", f"in-memory matrix ({self.driver.reason})"
         if size <= self.max_matrix_bytes:
+            if not self.driver.vec_loadable:
+                return "numpy", f"in-memory matrix ({self.driver.reason})"
             return "numpy", (f"auto: in-memory matrix of {vectors} vectors ({size / 1e6:.0f} MB, "
                              f"{budget}); no vec0 table needed ({self.driver.reason})")
         codes = code_bytes(vectors, dims)
@@ -119,6 +119,10 @@ class VectorQueries(StorePart):
             return "binary", (f"auto: {vectors} vectors ({size / 1e6:.0f} MB) exceed {budget}: "
                               f"compressed vectors in memory ({codes / 1e6:.0f} MB: bits, then "
                               f"bytes, then exact cosine for the best {self._binary.exact})")
+        if not self.driver.vec_loadable:  # nothing smaller to answer from
+            return "binary", (f"auto: {vectors} vectors exceed {budget} even compressed "
+                              f"({codes / 1e6:.0f} MB), and vec0 is unavailable "
+                              f"({self.driver.reason}): compressed vectors anyway")
         if not self._vec0.has_table(self._conn):
             return "numpy", (f"auto: {vectors} vectors ({size / 1e6:.0f} MB) exceed {budget} but "
                              "the vec0 table is not built yet (the next sync builds it): "

@@ -1,5 +1,5 @@
 """Exact vector paths: sqlite-vec ``vec0`` KNN in the database, or a numpy matrix (the third,
-binary codes re-scored exactly, is in ``binary_vectors``).
+compressed vectors re-scored exactly, is in ``binary_vectors``).
 
 Both rank by exact cosine similarity over the same float32 vectors, so they return the same
 hits (tested). The numpy path keeps a matrix loaded from the ``chunks.embedding`` BLOBs and

@@ -327,9 +327,16 @@ class StoreSettings(_Frozen):
                     "(benchmarks/scale.py measures how often).",
     )
     max_matrix_mb: int = Field(
-        1024, ge=0, description="auto: the most memory (MB) the vectors may take in memory: the "
-                                "float32 matrix while it fits, else compressed vectors; past both, "
-                                "vec0 (0: always vec0 when it loads).")
+        1024, ge=0, description="auto: the most memory (MB) the index may hold in memory. The "
+                                "vectors first: the float32 matrix while it fits, else compressed "
+                                "vectors; past both, vec0 (0: always vec0 when it loads). Then "
+                                "keyword postings (keyword_backend), in what the vectors leave.")
+    keyword_backend: Literal["auto", "fts5"] = Field(
+        "auto", description="auto: an index of 2 000 chunks or more answers keyword queries from "
+                            "FTS5's postings read into memory in the background (the same "
+                            "rankings and scores, several times faster), while they fit in what "
+                            "max_matrix_mb leaves beside the vectors; FTS5 answers until they "
+                            "are read. fts5: always FTS5.")
     fts_tokenizer: Literal["unicode61", "porter"] = Field(
         "porter", description="FTS5 tokenizer; CJK is split into characters before indexing."
     )

@@ -181,7 +181,8 @@ class MemoryIndex(Memory):
             return Store(self.index_path, vector_backend=store_settings.vector_backend,
                          fts_tokenizer=store_settings.fts_tokenizer,
                          busy_timeout_ms=store_settings.busy_timeout_ms,
-                         max_matrix_mb=store_settings.max_matrix_mb)
+                         max_matrix_mb=store_settings.max_matrix_mb,
+                         keyword_backend=store_settings.keyword_backend)
         try:
             return make()
         except IndexCorruptError as exc:
@@ -347,7 +348,8 @@ class MemoryIndex(Memory):
             cfg = self.settings.store
             store = Store(self.index_path, vector_backend=cfg.vector_backend,
                           fts_tokenizer=cfg.fts_tokenizer, busy_timeout_ms=cfg.busy_timeout_ms,
-                          max_matrix_mb=cfg.max_matrix_mb)
+                          max_matrix_mb=cfg.max_matrix_mb,
+                          keyword_backend="fts5")  # it syncs; the main store answers searches
             raw = self.provider_choice().provider
             # Its own cache wrapper: a rebuild points the wrapper at its temporary database.
             cached = raw is not None and self.settings.embedding.cache

@@ -81,6 +81,7 @@ def index_status(memory: StatusSource) -> dict[str, Any]:
         "last_sync_duration_s": last.get("duration_s"),
         "vector_path": memory.store.vector_path,
         "vector_reason": memory.store.vector_reason,
+        "keyword_path": memory.store.keyword_path(),
         "keyword_index": keyword.as_dict(),
         "sqlite_driver": driver.name,
         "sqlite_version": driver.sqlite_version,

@@ -11,8 +11,8 @@ __all__ = ["format_status"]
 
 # Printed in this order, one "key: value" line each; anything else follows as plain lines.
 _SCALARS = ("workspace", "index_path", "files", "chunks", "vectors", "vectors_missing",
-            "cache_entries", "dirty",
-            "pending_files", "vector_path", "vector_reason", "sqlite_driver", "sqlite_version",
+            "cache_entries", "dirty", "pending_files", "vector_path", "vector_reason",
+            "keyword_path", "sqlite_driver", "sqlite_version",
             "sqlite_vec_version", "provider", "model", "mode", "mode_reason", "provider_unavailable_reason",
             "fallback")
 _HANDLED = {*_SCALARS, "last_sync_at", "last_sync_duration_s", "dirty_reasons",

@@ -484,7 +484,7 @@ class Syncer:
         # cannot change it while the live one is in WAL mode (indexes from before 16 KB pages).
         fresh = Store(tmp, vector_backend=self.settings.store.vector_backend,
                       fts_tokenizer=self.settings.store.fts_tokenizer,
-                      page_size=store.page_size())
+                      page_size=store.page_size(), keyword_backend="fts5")
         try:
             fresh.copy_cache_from(store.path)
             if isinstance(self.provider, CachedProvider):

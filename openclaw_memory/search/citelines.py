@@ -48,7 +48,10 @@ class LineMatcher:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = probe_driver().module.connect(":memory:", check_same_thread=False)
-            conn.execute(f"create virtual table lines using fts5(body, tokenize='{_TOKENIZER}')")
+            # Contentless: nothing reads a line back, and 'delete-all' then empties it without
+            # tokenising every old line again (as a delete from a table with content does).
+            conn.execute(f"create virtual table lines using fts5(body, tokenize='{_TOKENIZER}', "
+                         "content='')")
             self._local.conn = conn
         return conn
 
@@ -57,7 +60,7 @@ class LineMatcher:
         if not lines or not terms:
             return {term: set() for term in terms}
         conn = self._conn()
-        conn.execute("delete from lines")  # type: ignore[attr-defined]
+        conn.execute("insert into lines(lines) values('delete-all')")  # type: ignore[attr-defined]
         conn.executemany("insert into lines(rowid, body) values (?, ?)",  # type: ignore[attr-defined]
                          [(key, fts_body(text)) for key, text in lines.items()])
         out: dict[str, set[int]] = {}

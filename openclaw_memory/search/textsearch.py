@@ -11,6 +11,7 @@ run highest. Every user token is quoted, so FTS5 syntax in a query (``"``, ``*``
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
@@ -65,6 +66,13 @@ def keyword_terms(query: str) -> list[str]:
     If every word is a stop word, the words are kept: a query made only of function words is
     still the user's query.
     """
+    return list(_keyword_terms(query))
+
+
+@functools.lru_cache(maxsize=4096)
+def _keyword_terms(query: str) -> tuple[str, ...]:
+    # Remembered: one search asks for the terms of its question and of each candidate line
+    # about 80 times (a sixth of a 100k-chunk search's time before).
     words: list[str] = []
     cjk: list[str] = []
     for token in _WORD.findall(query.lower()):
@@ -77,7 +85,7 @@ def keyword_terms(query: str) -> list[str]:
                 words.append(part)
     content = [w for w in words if w not in STOP_WORDS]
     terms = (content or words) + cjk
-    return list(dict.fromkeys(terms))
+    return tuple(dict.fromkeys(terms))
 
 
 def quote_term(term: str) -> str:

@@ -30,6 +30,8 @@ from openclaw_memory.store.connection import PAGE_SIZE, DriverInfo, connect, is_
 from openclaw_memory.store.daily_names import DailyNames
 from openclaw_memory.store.fts_table import delete_rows as delete_fts_rows
 from openclaw_memory.store.keyword_side import KeywordQueries, QueryTimeoutError
+from openclaw_memory.store.postings_keeper import MIN_CHUNKS, PostingsKeeper
+from openclaw_memory.store.postings_read import QueryTokens
 from openclaw_memory.store.schema import FINGERPRINT_KEY, migrate
 from openclaw_memory.store.term_lookup import CandidateTerms
 from openclaw_memory.store.vector_side import VectorQueries
@@ -91,7 +93,8 @@ class Store(KeywordQueries, VectorQueries):
 
     def __init__(self, path: Path, *, vector_backend: str = "auto", fts_tokenizer: str = "unicode61",
                  busy_timeout_ms: int = 10_000, max_matrix_mb: int = 1024,
-                 page_size: int = PAGE_SIZE) -> None:
+                 page_size: int = PAGE_SIZE, keyword_backend: str = "auto",
+                 postings_min_chunks: int = MIN_CHUNKS) -> None:
         self.path = path
         self.fts_tokenizer = fts_tokenizer
         self.driver: DriverInfo = probe_driver(vector_backend not in ("numpy", "binary"))
@@ -113,6 +116,9 @@ class Store(KeywordQueries, VectorQueries):
         self._binary = BinaryVectors()
         self._daily = DailyNames()
         self._terms = CandidateTerms()
+        self._query_tokens = QueryTokens()
+        self._postings = PostingsKeeper(path, self.driver, enabled=keyword_backend == "auto",
+                                        min_chunks=postings_min_chunks)
         try:
             _private_file(path)
         except OSError as exc:
@@ -139,6 +145,7 @@ class Store(KeywordQueries, VectorQueries):
 
     # -- plumbing -------------------------------------------------------------------------
     def close(self) -> None:
+        self._postings.close()
         with self._lock:
             self._conn.close()
 
@@ -460,6 +467,8 @@ class Store(KeywordQueries, VectorQueries):
             self._daily.forget()
             self._vec0 = Vec0Vectors()
             self._terms.forget()
+            self._query_tokens.forget()
+            self._postings.forget()
             self._auto_generation = None
             self._keyword_index_checked = False
 
@@ -472,6 +481,8 @@ class Store(KeywordQueries, VectorQueries):
             self._daily.forget()
             self._vec0 = Vec0Vectors()
             self._terms.forget()
+            self._query_tokens.forget()
+            self._postings.forget()
             self._auto_generation = None
             self._keyword_index_checked = False
 

@@ -6,14 +6,21 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from openclaw_memory.errors import IndexCorruptError, StoreError
+from openclaw_memory.search.textsearch import parse_match, quote_term
 from openclaw_memory.store.connection import is_corruption
 from openclaw_memory.store.fts_table import KeywordTotals
 from openclaw_memory.store.fts_table import rebuild as rebuild_fts
 from openclaw_memory.store.fts_table import totals as fts_totals
 from openclaw_memory.store.parts import StorePart
 from openclaw_memory.store.paths import prefix_range
+from openclaw_memory.store.postings import PhraseHits, Postings
+from openclaw_memory.store.postings_keeper import PostingsKeeper
+from openclaw_memory.store.postings_read import QueryTokens
 from openclaw_memory.store.term_lookup import CandidateTerms
 from openclaw_memory.store.vectors import placeholders
 
@@ -31,12 +38,18 @@ class KeywordQueries(StorePart):
     """FTS5 queries of :class:`Store` (its connection and lock)."""
 
     _terms: CandidateTerms
+    _postings: PostingsKeeper
+    _query_tokens: QueryTokens
     _term_cache: dict[str, int]
     _term_cache_generation: int | None = None
     _term_cache_total: int | None = None
     _sources_cache: tuple[int, set[str]] | None = None
     _keyword_index_checked: bool = False
     fts_tokenizer: str
+    max_matrix_bytes: int
+
+    if TYPE_CHECKING:
+        def vector_memory_bytes(self) -> int: ...
 
     def keyword_totals(self) -> KeywordTotals:
         """FTS5's row and token totals beside the chunks (``drift`` when they disagree)."""
@@ -73,6 +86,10 @@ class KeywordQueries(StorePart):
         ``timeout_s`` bounds the query: past it SQLite is interrupted and
         :class:`QueryTimeoutError` raised (a broad OR of common words on a huge index).
         """
+        if path_prefix is None:
+            found = self._memory_search(match, limit, sources, min_rowid)
+            if found is not None:
+                return found
         window = "" if min_rowid is None else " and f.rowid >= ?"
         window_params: tuple[object, ...] = () if min_rowid is None else (min_rowid,)
         params: tuple[object, ...]
@@ -138,6 +155,12 @@ class KeywordQueries(StorePart):
         """bm25 of the given chunks for ``match`` (absent when they do not match)."""
         if not rowids:
             return {}
+        memory = self._memory_phrases(match)
+        if memory is not None:
+            postings, phrases, every = memory
+            docs, scores = postings.scores(phrases, every)
+            found = dict(zip(postings.rowids[docs].tolist(), scores.tolist(), strict=True))
+            return {r: found[r] for r in set(rowids) if r in found}
         # FTS5 pushes a rowid range down into its doclist scan but not an IN list, which it
         # tests row by row after scoring: the range and a set filter here cost about half.
         wanted = set(rowids)
@@ -184,6 +207,8 @@ class KeywordQueries(StorePart):
                 self._term_cache, self._term_cache_total = {}, total
                 self._term_cache_generation = generation
             cache, total = self._term_cache, self._term_cache_total
+            counted = self._memory_counts([t for t in terms if t not in cache])
+            cache.update(counted)
             for term in terms:
                 if term not in cache:
                     quoted = '"' + term.replace('"', "") + '"'
@@ -197,6 +222,9 @@ class KeywordQueries(StorePart):
         wanted = sorted(set(rowids))
         if not wanted or not terms:
             return {term: set() for term in terms}
+        held = self._memory_holding(terms, wanted)
+        if held is not None:
+            return held
         with self._lock:
             try:
                 texts = {int(r): str(t) for r, t in self._conn.execute(
@@ -207,3 +235,81 @@ class KeywordQueries(StorePart):
                 if is_corruption(exc):
                     raise IndexCorruptError(f"the index file is damaged: {exc}") from exc
                 raise StoreError(f"index query failed: {exc}") from exc
+
+    # -- the postings in memory (store/postings.py): same answers as FTS5, in numpy ---------
+    def keyword_path(self) -> str:
+        """What answers keyword queries now: FTS5, or the postings in memory (and why)."""
+        return self._postings.state
+
+    def wait_for_keyword_postings(self, timeout: float | None = None) -> bool:
+        """Read the postings of the current generation now if they are due, and wait for
+        them (benchmarks and long-lived services warming up); True when they answer."""
+        self._ready_postings()
+        self._postings.wait(timeout)
+        return self._ready_postings() is not None
+
+    def _ready_postings(self) -> Postings | None:
+        generation = self.generation()
+        postings = self._postings.get(generation)
+        if postings is None:
+            with self._lock:
+                self._postings.request(generation, self._postings_room)
+        return postings
+
+    def _postings_room(self) -> int:
+        return self.max_matrix_bytes - self.vector_memory_bytes()
+
+    def _memory_hits(self, postings: Postings, terms: Sequence[str]) -> list[PhraseHits] | None:
+        with self._lock:
+            try:
+                tokens = self._query_tokens.tokens(self._conn, terms)
+            except self.driver.errors:
+                return None
+        found = [postings.hits(tokens[t]) for t in terms]
+        return None if any(h is None for h in found) else [h for h in found if h is not None]
+
+    def _memory_phrases(self, match: str) -> tuple[Postings, list[PhraseHits], bool] | None:
+        postings = self._ready_postings()
+        if postings is None:
+            return None
+        terms, every = parse_match(match)
+        joiner = " AND " if every else " OR "
+        if not terms or joiner.join(quote_term(t) for t in terms) != match:
+            return None  # an expression not built by textsearch: FTS5 reads it
+        hits = self._memory_hits(postings, terms)
+        return None if hits is None else (postings, hits, every)
+
+    def _memory_search(self, match: str, limit: int, sources: Sequence[str],
+                       min_rowid: int | None) -> list[tuple[int, float]] | None:
+        memory = self._memory_phrases(match)
+        if memory is None:
+            return None
+        postings, phrases, every = memory
+        docs, scores = postings.scores(phrases, every)
+        keep = None
+        if min_rowid is not None:
+            keep = postings.rowids[docs] >= min_rowid
+        if not self.sources_present() <= set(sources):
+            allowed = postings.source_mask(sources)[docs]
+            keep = allowed if keep is None else keep & allowed
+        if keep is not None:
+            docs, scores = docs[keep], scores[keep]
+        return postings.best(docs, scores, limit)
+
+    def _memory_counts(self, terms: Sequence[str]) -> dict[str, int]:
+        postings = self._ready_postings() if terms else None
+        if postings is None:
+            return {}
+        hits = self._memory_hits(postings, terms)
+        return {} if hits is None else {t: h.count for t, h in zip(terms, hits, strict=True)}
+
+    def _memory_holding(self, terms: Sequence[str], rowids: Sequence[int]) -> dict[str, set[int]] | None:
+        postings = self._ready_postings()
+        if postings is None:
+            return None
+        hits = self._memory_hits(postings, terms)
+        if hits is None:
+            return None
+        present, docs = postings.documents(rowids)
+        return {t: set(present[np.isin(docs, h.docs, assume_unique=True)].tolist())
+                for t, h in zip(terms, hits, strict=True)}

@@ -32,13 +32,15 @@ class CandidateTerms:
         row = conn.execute("select sql from sqlite_master where name = 'chunks_fts'").fetchone()
         ddl = str(row[0]) if row else ""
         if ddl == self._ddl:
-            conn.execute("delete from temp.candidate_terms")
+            conn.execute("insert into temp.candidate_terms(candidate_terms) values('delete-all')")
             return
         found = _TOKENIZE.search(ddl)
         tokenize = found.group(1) if found else "unicode61"
         conn.execute("drop table if exists temp.candidate_terms")
+        # Contentless, emptied by 'delete-all': a delete from a table with content
+        # tokenises every old row again to find its postings.
         conn.execute(f"create virtual table temp.candidate_terms using fts5(body, "
-                     f"tokenize='{tokenize}')")
+                     f"tokenize='{tokenize}', content='')")
         self._ddl = ddl
 
     def lookup(self, conn: Any, texts: dict[int, str],

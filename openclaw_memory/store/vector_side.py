@@ -130,6 +130,13 @@ class VectorQueries(StorePart):
         return "vec0", (f"auto: {vectors} vectors ({size / 1e6:.0f} MB) exceed {budget}: "
                         f"vec0 scan ({self.driver.reason})")
 
+    def vector_memory_bytes(self) -> int:
+        """What the vector path answering now holds in memory, at most."""
+        if self.vector_path not in ("numpy", "binary"):
+            return 0
+        vectors, dims = self._vector_shape()
+        return vectors * dims * 4 if self.vector_path == "numpy" else code_bytes(vectors, dims)
+
     def _vector_shape(self) -> tuple[int, int]:
         """(chunks, dimensions): an upper bound of the matrix, without reading every row."""
         try:

@@ -250,6 +250,7 @@ def measure_ours(scaled: Scaled, index_path: Path, provider: Tabled, backend: st
                      index_path=index_path,
                      embedder=provider) as memory:
         memory.sync()
+        memory.store.wait_for_keyword_postings()  # coverage reads them too
         out["vector"] = _time_queries(lambda q: memory.search(q, max_results=K),
                                       scaled.questions, budget)
         # The vector path alone (what item "within 2x of brute force" is about): the full
@@ -367,14 +368,17 @@ def print_ratios(results: dict[int, dict[str, dict[str, Any]]]) -> None:
             ratio = path[0] / exact[0]
             parts.append(f"auto vector path / brute force {ratio:.1f}x (target <= 2x: "
                          f"{'met' if ratio <= 2 else 'MISSED'})")
+        # The two targets below are set at 100k chunks and past: in a smaller index the
+        # vector scan takes well under a millisecond, and the fixed per-search work dominates.
+        targeted = n >= 100_000
         if exact and ours.get("hybrid"):
             ratio = ours["hybrid"][0] / exact[0]
-            parts.append(f"hybrid / brute force {ratio:.1f}x (target <= 2.5x: "
-                         f"{'met' if ratio <= 2.5 else 'MISSED'})")
+            verdict = f" (target <= 2.5x: {'met' if ratio <= 2.5 else 'MISSED'})" if targeted else ""
+            parts.append(f"hybrid / brute force {ratio:.1f}x{verdict}")
         if path and ours.get("keyword"):
             ratio = ours["keyword"][0] / path[0]
-            parts.append(f"keyword-only / vector path {ratio:.2f}x (target <= 1.5x: "
-                         f"{'met' if ratio <= 1.5 else 'MISSED'})")
+            verdict = f" (target <= 1.5x: {'met' if ratio <= 1.5 else 'MISSED'})" if targeted else ""
+            parts.append(f"keyword-only / vector path {ratio:.2f}x{verdict}")
         if exact:
             parts.append(f"brute force reads the vectors at "
                          f"{rows['_bytes']['n'] / (exact[0] / 1000) / 1e9:.0f} GB/s")

@@ -70,10 +70,13 @@ class ChunkingSettings(_Frozen):
 
 
 class BatchSettings(_Frozen):
-    """The OpenAI Batch API for large backfills (OpenClaw's remote.batch)."""
+    """Batch jobs for large backfills (OpenClaw's remote.batch): the OpenAI Batch API, or
+    Gemini's async batch embeddings."""
 
-    enabled: bool = Field(False, description="Embed large backfills through the OpenAI Batch "
-                                             "API (half the price; minutes to hours).")
+    enabled: bool = Field(False, description="Embed large backfills through batch jobs: the "
+                                             "OpenAI Batch API (provider openai) or Gemini's "
+                                             "async batch (provider gemini); half the price, "
+                                             "minutes to hours.")
     min_inputs: int = Field(1_000, ge=1, description="Texts one embedding call must have to go "
                                                      "through a batch job (fewer: online).")
     wait: bool = Field(True, description="Wait for a job (up to timeout_minutes). False: "
@@ -83,6 +86,9 @@ class BatchSettings(_Frozen):
     timeout_minutes: float = Field(60.0, gt=0, description="How long a sync waits for a job; "
                                    "past it the sync fails retryably and the next one resumes "
                                    "the same job.")
+    concurrency: int = Field(2, ge=1, le=64, description="Jobs in flight at once: a backfill "
+                             "larger than one job takes (OpenAI: 50 000 inputs) is split into "
+                             "several.")
 
 
 class EmbeddingSettings(_Frozen):
@@ -90,7 +96,9 @@ class EmbeddingSettings(_Frozen):
 
     provider: ProviderName = Field(
         "auto",
-        description="auto: local unless an OpenAI endpoint is configured; ollama: an Ollama "
+        description="auto: a configured OpenAI endpoint or named service model, else the "
+                    "bundled local model, else (it cannot load) the first service whose key is "
+                    "set (openai, gemini, voyage, mistral: OpenClaw's order); ollama: an Ollama "
                     "server's own API (base_url, else OLLAMA_HOST; the 'ollama' extra); mistral, "
                     "voyage, gemini: the service through its official client (its extra; key "
                     "from api_key, else MISTRAL_API_KEY, VOYAGE_API_KEY, GEMINI_API_KEY); none: "

@@ -195,3 +195,22 @@ def test_status_says_why_auto_kept_the_local_model_despite_a_key(
     with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
         reason = memory.status()["provider_reason"]
     assert "VOYAGE_API_KEY set" in reason and "embedding.model" in reason
+
+
+def test_auto_follows_openclaws_order_when_the_local_model_cannot_load(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from openclaw_memory.embeddings.factory import auto_reason, create_provider
+
+    for variable in ("OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "VOYAGE_API_KEY",
+                     "MISTRAL_API_KEY"):
+        monkeypatch.delenv(variable, raising=False)
+    missing = EmbeddingSettings(local_model_path=tmp_path / "absent.onnx")
+    assert create_provider(missing).provider is None  # no key: nothing to fall to
+    monkeypatch.setenv("VOYAGE_API_KEY", "sk-scripted-key")
+    monkeypatch.setenv("GEMINI_API_KEY", "sk-scripted-key")
+    chosen = create_provider(missing)  # gemini comes before voyage in the documents' order
+    assert chosen.provider is not None and chosen.provider.id == "gemini"
+    assert chosen.fallback is not None and chosen.fallback["from"] == "local"
+    reason = auto_reason(missing, "gemini")
+    assert reason is not None and "GEMINI_API_KEY" in reason and "could not load" in reason
+    assert create_provider(EmbeddingSettings()).provider.id == "local"  # type: ignore[union-attr]

@@ -173,9 +173,11 @@ _SERVICE_MODELS = {"gemini": ("gemini-embedding", "text-embedding-004", "embeddi
 
 def _auto_candidates(settings: EmbeddingSettings) -> list[str]:
     """Providers to try in order: a configured OpenAI endpoint or a service whose model is
-    named (its key then from the environment), local, then the fallback. A key alone never
-    moves ``auto`` off the offline default: OPENAI_API_KEY or GEMINI_API_KEY are often set
-    for a chat model, and would quietly send every note to a paid API."""
+    named (its key then from the environment); then OpenClaw's own order: a local model when
+    one is present (the bundled one always is, so a key alone never moves ``auto`` off it:
+    OPENAI_API_KEY or GEMINI_API_KEY are often set for a chat model), then the services whose
+    key is set (openai, gemini, voyage, mistral: used when the local model cannot load);
+    then the fallback."""
     model = settings.model or ""
     service = next((name for name, prefixes in _SERVICE_MODELS.items()
                     if model.startswith(prefixes)), None)
@@ -183,9 +185,16 @@ def _auto_candidates(settings: EmbeddingSettings) -> list[str]:
     if service is not None:
         names.append(service)
     names.append("local")
+    names += [name for name in _keyed_services() if name not in names]
     if settings.fallback != "none" and settings.fallback not in names:
         names.append(settings.fallback)
     return names
+
+
+def _keyed_services() -> list[str]:
+    """The remote providers whose key is set, in OpenClaw's auto order."""
+    return [name for name, variables in _KEY_VARIABLES.items()
+            if any(os.environ.get(v) for v in variables)]
 
 
 def _names_a_model_of(name: str, settings: EmbeddingSettings) -> bool:
@@ -209,14 +218,19 @@ def auto_reason(settings: EmbeddingSettings, chosen: str | None) -> str | None:
     """Why ``auto`` chose what it chose, for ``status`` (None unless the provider is auto)."""
     if settings.provider != "auto":
         return None
-    if chosen not in (None, "local"):
-        return f"auto: {chosen}, configured by embedding.model / base_url"
     keys = [v for variables in _KEY_VARIABLES.values() for v in variables if os.environ.get(v)]
+    if chosen not in (None, "local"):
+        configured = openai_configured(settings) or any(
+            (settings.model or "").startswith(p) for p in _SERVICE_MODELS.get(chosen, ("\0",)))
+        if configured:
+            return f"auto: {chosen}, configured by embedding.model / base_url"
+        return (f"auto: {chosen}, its key set ({', '.join(keys)}), because the local model "
+                "could not load (OpenClaw's order: local, openai, gemini, voyage)")
     if not keys:
         return "auto: the offline local model (no remote provider configured)"
-    return (f"auto: the offline local model; {', '.join(keys)} set, but a key alone does not "
-            "switch to a paid remote provider: name its model in embedding.model (or set "
-            "embedding.provider)")
+    return (f"auto: the offline local model, first in OpenClaw's order when a local model is "
+            f"present; {', '.join(keys)} set, used only if it cannot load: name its model in "
+            "embedding.model (or set embedding.provider) to embed with it")
 
 
 def openai_configured(settings: EmbeddingSettings) -> bool:

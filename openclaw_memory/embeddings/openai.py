@@ -32,7 +32,8 @@ from openclaw_memory.embeddings.base import (
     FloatArray,
     provider_key_for,
 )
-from openclaw_memory.embeddings.openai_batch import BatchJobs
+from openclaw_memory.embeddings.batch_jobs import BatchJobs, JobPart
+from openclaw_memory.embeddings.openai_batch import OpenAIBatches
 from openclaw_memory.embeddings.retry import parse_retry_after, retry_call
 from openclaw_memory.errors import EmbeddingError, ProviderUnavailableError
 from openclaw_memory.redact import SAFE_HEADERS, redact_text, url_secrets
@@ -162,10 +163,10 @@ class OpenAIProvider(EmbeddingProvider):
         # Bounds requests in flight across all callers, not just within one call.
         self._slots = threading.BoundedSemaphore(settings.concurrency)
         self.batches = BatchJobs(
-            self._client, self.model, settings.batch, state_dir() / "openai-batches",
-            dimensions=settings.dimensions,
-            parse=lambda body, count: parse_embeddings(body, count, self.dims,
-                                                       settings.dimensions))
+            OpenAIBatches(self._client, self.model, dimensions=settings.dimensions,
+                          parse=lambda body, count: parse_embeddings(body, count, self.dims,
+                                                                     settings.dimensions)),
+            settings.batch, state_dir() / "openai-batches")
 
     # -- embedding --------------------------------------------------------------------------
     def _embed(self, texts: list[str]) -> FloatArray:
@@ -174,14 +175,16 @@ class OpenAIProvider(EmbeddingProvider):
         batch = self.settings.batch
         if (batch.enabled and len(texts) >= batch.min_inputs and not self.in_query()
                 and not self.probing()):
-            vectors = self.batches.embed(fitted, spans)
-            if vectors is not None:  # else the job failed or expired: online, below
-                return vectors
-        parts = self._run_spans([fitted[start:end] for start, end in spans])
-        widths = sorted({part.shape[1] for part in parts})
+            return self.batches.embed(fitted, spans, self._online)
+        return self._online(JobPart(fitted, spans))
+
+    def _online(self, part: JobPart) -> FloatArray:
+        """``part``'s request batches as online requests."""
+        rows = self._run_spans([part.texts[start:end] for start, end in part.spans])
+        widths = sorted({row.shape[1] for row in rows})
         if len(widths) > 1:  # possible on the first call, before any width is known
             raise _malformed(f"batches of one call returned differing dimensions {widths}")
-        return np.concatenate(parts, axis=0)
+        return np.concatenate(rows, axis=0)
 
     def _run_spans(self, batches: list[list[str]]) -> list[FloatArray]:
         cancelled = threading.Event()

@@ -25,8 +25,11 @@ import numpy as np
 
 from openclaw_memory.config import EmbeddingSettings
 from openclaw_memory.embeddings.base import EmbeddingProvider, FloatArray, provider_key_for
+from openclaw_memory.embeddings.batch_jobs import BatchJobs
+from openclaw_memory.embeddings.gemini_batch import GeminiBatches
 from openclaw_memory.embeddings.retry import retry_call
 from openclaw_memory.errors import EmbeddingError, ProviderUnavailableError, install_hint
+from openclaw_memory.store.paths import state_dir
 
 __all__ = ["GeminiProvider", "MistralProvider", "ServiceProvider", "VoyageProvider"]
 
@@ -236,6 +239,23 @@ class GeminiProvider(ServiceProvider):
     key_variables = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
     extra = "gemini"
     max_batch = 100
+
+    def __init__(self, settings: EmbeddingSettings) -> None:
+        super().__init__(settings)
+        self.batches = BatchJobs(
+            GeminiBatches(self._client, self.model, dimensions=settings.dimensions,
+                          rows=self._rows),
+            settings.batch, state_dir() / "gemini-batches")
+
+    def _embed(self, texts: list[str]) -> FloatArray:
+        batch = self.settings.batch
+        if (batch.enabled and len(texts) >= batch.min_inputs and not self.in_query()
+                and not self.probing()):
+            spans = [(i, min(i + self.max_batch, len(texts)))
+                     for i in range(0, len(texts), self.max_batch)]
+            return self.batches.embed(texts, spans, lambda part: super(GeminiProvider, self)
+                                      ._embed(part.texts))
+        return super()._embed(texts)
 
     def _make_client(self, key: str) -> Any:
         from google import genai

@@ -295,6 +295,7 @@ class MemoryIndex(Memory):
                                      force_sessions=force_sessions)
             self._synced = True
             self.freshness.settle(seq)
+            self.standby.sync(self.provider_choice().provider)  # the primary is down
             report = self._with_empty_hint(report)
             self.last_sync, self.last_sync_at = report, time.time()
             return report
@@ -337,6 +338,7 @@ class MemoryIndex(Memory):
                 self.store.refresh()
             self._synced = True
             self.freshness.settle(seq)
+            self.standby.sync(self.provider_choice().provider)  # the primary is down
             report = self._with_empty_hint(report)
             self.last_sync, self.last_sync_at = report, time.time()
             return report

@@ -42,6 +42,10 @@ def test_an_outage_switches_searches_to_the_fallbacks_index_and_back(tmp_path: P
             assert during.fallback is not None and during.fallback["from"] == "openai"
             assert any("ollama provider's own index" in n for n in during.notes)
             memory.write("The heron migration finished on Tuesday.")  # written in the outage
+            memory.sync()  # a sync in the outage embeds the new note with the fallback
+            standby = memory.standby._index
+            assert standby is not None and standby.store.missing_vectors() == 0  # type: ignore[attr-defined]
+            assert standby.store.counts()["chunks"] == 2  # type: ignore[attr-defined]
             found = memory.search("heron migration")
             assert found.fallback is not None and "heron" in found.results[0].snippet
             status = memory.status()["fallback_index"]

@@ -7,8 +7,10 @@ the primary's (``<index>.fallback-<provider>.sqlite``), so vectors of two models
 It is opened and brought up to date the first time it is needed, synced before each search it
 answers (incremental: notes written during the outage are found), and left alone once the
 breaker's background probe finds the primary answering again: searches then go back to the
-primary, whose next sync embeds what it missed. Responses say so: ``fallback`` names the
-provider that failed and why, and a note says which index answered.
+primary, whose next sync embeds what it missed. A sync during the outage syncs the
+fallback's index too, so notes written meanwhile get the fallback's vectors at once.
+Responses say so: ``fallback`` names the provider that failed and why, and a note says which
+index answered.
 """
 
 from __future__ import annotations
@@ -82,6 +84,18 @@ class Standby:
                 f"while {provider.id} is unavailable")
         return dataclasses.replace(response, fallback={"from": provider.id, "reason": reason},
                                    notes=(*response.notes, note))
+
+    def sync(self, provider: EmbeddingProvider | None) -> SyncReport | None:
+        """Bring the fallback's index up to date while the primary is down (a sync then
+        embeds the new notes with the fallback instead of leaving them keyword-only); None
+        when the primary is up or the fallback's index cannot sync."""
+        if not self.applies(provider):
+            return None
+        try:
+            return self._open().sync()
+        except OpenClawMemoryError as exc:
+            logger.warning("the %s fallback index could not sync: %s", self.target, exc)
+            return None
 
     def _open(self) -> StandbyIndex:
         with self._lock:

@@ -253,8 +253,12 @@ class KeywordQueries(StorePart):
         postings = self._postings.get(generation)
         if postings is None:
             with self._lock:
-                self._postings.request(generation, self._postings_room)
+                self._postings.request(generation, self._postings_room, self.chunk_count)
         return postings
+
+    def chunk_count(self) -> int:
+        """Chunks in the index."""
+        return int(self.query("select count(*) from chunks")[0][0])
 
     def _postings_room(self) -> int:
         return self.max_matrix_bytes - self.vector_memory_bytes()

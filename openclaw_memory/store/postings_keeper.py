@@ -56,15 +56,20 @@ class PostingsKeeper:
         current = self._current
         return current if current is not None and current.generation == generation else None
 
-    def request(self, generation: int, room: Callable[[], int]) -> None:
+    def request(self, generation: int, room: Callable[[], int], chunks: Callable[[], int]) -> None:
         """Start reading the postings of ``generation`` unless they are read, being read, or
-        were refused; ``room``: the bytes the budget leaves them."""
+        were refused; ``room``: the bytes the budget leaves them; ``chunks``: how many the
+        index holds (a small index is refused here, without a thread)."""
         if not self.enabled or self._stop.is_set() or self._tried == generation:
             return
         with self._lock:
             if self._thread is not None and self._thread.is_alive():
                 return
             self._tried = generation
+            count = chunks()
+            if count < self.min_chunks:
+                self.state = f"fts5: {count} chunks (postings in memory from {self.min_chunks})"
+                return
             self._thread = threading.Thread(target=self._read, args=(room(), self._epoch),
                                             name="openclaw-memory-postings", daemon=True)
             self._thread.start()

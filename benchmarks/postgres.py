@@ -70,7 +70,7 @@ from openclaw_memory.postgres.documents import document_hash
 from openclaw_memory.postgres.search_side import HNSW_WITH, hnsw_build_mb
 from openclaw_memory.postgres.values import pg_body, vector_literal
 from openclaw_memory.search.pipeline import SearchRequest, run_search
-from openclaw_memory.store.db import chunk_id
+from openclaw_memory.store.rows import chunk_id
 
 TARGET_P50_MS = 20.0
 TARGET_RECALL = 0.95

@@ -149,3 +149,22 @@ def test_rebuild_copy_replaces_the_live_index_in_one_step(tmp_path: Path) -> Non
     assert set(reader.files()) == {"new.md"}
     assert [live.chunks([k])[k].path for k, _ in live.vector_search(_unit([0, 1]), 5,
                                                                       ["memory"])] == ["new.md"]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "binary"])
+def test_editing_the_newest_file_never_leaves_its_old_vector_in_memory(tmp_path: Path,
+                                                                      backend: str) -> None:
+    # The newest file's chunks hold the highest rowids; SQLite would hand them out again to
+    # the chunks replacing them, and the in-memory copy (brought up to date by rowid) would
+    # keep the old vectors under them.
+    store = Store(tmp_path / "i.sqlite", vector_backend=backend)
+    axes = np.eye(4, dtype=np.float32)
+    store.replace_file(_file("b.md"), "b", [_chunk("b.md", 1, "bee")], axes[:1], "m")
+    store.replace_file(_file("a.md"), "x", [_chunk("a.md", 1, "old text")], axes[1:2], "m")
+    [(old, _)] = store.vector_search(axes[1], 1, ["memory"])  # the copy is in memory now
+    store.replace_file(_file("a.md"), "y", [_chunk("a.md", 1, "new text")], axes[2:3], "m")
+    [(new, score)] = store.vector_search(axes[2], 1, ["memory"])
+    assert new != old and score == pytest.approx(1.0)
+    assert store.chunks([new])[new].text == "new text"
+    assert all(s < 0.5 for _, s in store.vector_search(axes[1], 2, ["memory"]))
+    store.close()

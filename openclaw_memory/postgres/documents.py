@@ -29,7 +29,7 @@ from openclaw_memory.indexing.chunking import blank_front_matter, chunk_text, ed
 from openclaw_memory.postgres.schema import SCHEMA
 from openclaw_memory.postgres.tenant import Tenant
 from openclaw_memory.postgres.values import pg_body, vector_literal
-from openclaw_memory.store.db import chunk_id
+from openclaw_memory.store.rows import chunk_id
 from openclaw_memory.types import Chunk
 
 __all__ = ["DocumentIndexer", "IndexedDocument", "document_hash"]

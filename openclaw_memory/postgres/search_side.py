@@ -40,9 +40,9 @@ from openclaw_memory.postgres.values import pg_body, vector_literal
 from openclaw_memory.search.coverage import idf
 from openclaw_memory.search.dates import DateWindow
 from openclaw_memory.search.textsearch import parse_match
-from openclaw_memory.store.db import ChunkRow
 from openclaw_memory.store.keyword_side import QueryTimeoutError
 from openclaw_memory.store.paths import prefix_range
+from openclaw_memory.store.rows import ChunkRow
 
 __all__ = ["HNSW_WITH", "PostgresIndex", "hnsw_build_mb"]
 

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from openclaw_memory.search.dates import DateWindow
-from openclaw_memory.store.db import ChunkRow
+from openclaw_memory.store.rows import ChunkRow
 
 __all__ = ["SearchBackend"]
 

@@ -8,12 +8,10 @@ bumps ``meta.generation`` so caches (the numpy matrix) in any process notice it.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import threading
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +30,14 @@ from openclaw_memory.store.fts_table import delete_rows as delete_fts_rows
 from openclaw_memory.store.keyword_side import KeywordQueries, QueryTimeoutError
 from openclaw_memory.store.postings_keeper import MIN_CHUNKS, PostingsKeeper
 from openclaw_memory.store.postings_read import QueryTokens
+from openclaw_memory.store.rows import ChunkRow, FileRow, chunk_id, next_rowid
 from openclaw_memory.store.schema import FINGERPRINT_KEY, migrate
 from openclaw_memory.store.term_lookup import CandidateTerms
 from openclaw_memory.store.vector_side import VectorQueries
 from openclaw_memory.store.vectors import NumpyVectors, Vec0Vectors, placeholders
 from openclaw_memory.types import Chunk, MemoryFile
 
-__all__ = ["ChunkRow", "FileRow", "QueryTimeoutError", "StaleReadError", "Store"]
+__all__ = ["QueryTimeoutError", "StaleReadError", "Store"]
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -64,28 +63,6 @@ def _private_file(path: Path) -> None:
 
 class StaleReadError(StoreError):
     """A write was abandoned because its file changed after it was read (see ``guard``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class FileRow:
-    path: str
-    source: str
-    hash: str
-    mtime_ns: int
-    size: int
-    chunks: int
-    indexed_at: float = 0.0  # when the indexed bytes were read (see sync's racy-stat check)
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkRow:
-    rowid: int
-    id: str
-    path: str
-    source: str
-    start_line: int
-    end_line: int
-    text: str
 
 
 class Store(KeywordQueries, VectorQueries):
@@ -243,22 +220,25 @@ class Store(KeywordQueries, VectorQueries):
                  for i in range(len(chunks))]
         stored = {c.hash for c, blob in zip(chunks, blobs, strict=True) if blob is not None}
         identity = self._identity(conn)
+        rowid = next_rowid(conn)  # read before the delete: a deleted rowid is never reused
         removed = self._delete_path(conn, file.path, identity, keep=stored)
         vec_rows: list[tuple[int, str, bytes]] = []
         for chunk, blob in zip(chunks, blobs, strict=True):
             cid = chunk_id(chunk, model)
-            cur = conn.execute(
-                "insert into chunks(id, path, source, start_line, end_line, hash, model, "
-                "text, embedding, updated_at) values (?,?,?,?,?,?,?,?,?,?)",
-                (cid, chunk.path, chunk.source, chunk.start_line, chunk.end_line, chunk.hash,
-                 model, chunk.text, blob, now))
-            rowid = int(cur.lastrowid)
+            rowid += 1
+            conn.execute(
+                "insert into chunks(rowid, id, path, source, start_line, end_line, hash, model, "
+                "text, embedding, updated_at) values (?,?,?,?,?,?,?,?,?,?,?)",
+                (rowid, cid, chunk.path, chunk.source, chunk.start_line, chunk.end_line,
+                 chunk.hash, model, chunk.text, blob, now))
             conn.execute("insert into chunks_fts(rowid, body) values (?, ?)",
                          (rowid, fts_body(chunk.text)))
             if blob is not None and vec0_live:
                 vec_rows.append((rowid, chunk.source, blob))
         if vec_rows:
             self._vec0.insert(conn, vec_rows)
+        conn.execute("insert into meta(key, value) values('rowid_high', ?) on conflict(key) "
+                     "do update set value = excluded.value", (str(rowid),))
         claim(conn, identity, stored)
         conn.execute(
             "insert into files(path, source, hash, mtime_ns, size, chunks, indexed_at) "
@@ -505,8 +485,3 @@ def _record_session(conn: Any, state: SessionState) -> None:
         "malformed=excluded.malformed, anchor=excluded.anchor, indexed_at=excluded.indexed_at",
         (state.path, state.indexed_bytes, state.indexed_lines, state.malformed, state.anchor,
          time.time()))
-
-
-def chunk_id(chunk: Chunk, model: str) -> str:
-    raw = f"{chunk.source}:{chunk.path}:{chunk.start_line}:{chunk.end_line}:{chunk.hash}:{model}"
-    return hashlib.sha256(raw.encode()).hexdigest()

@@ -16,7 +16,8 @@ import pytest
 from openclaw_memory import MemoryIndex, MemorySettings
 from openclaw_memory.search.textsearch import keyword_terms, match_expression, quote_term
 from openclaw_memory.store import Store
-from openclaw_memory.store.postings_read import _assemble
+from openclaw_memory.store.postings import SPAN, Postings
+from openclaw_memory.store.postings_read import _assemble, read_postings
 from openclaw_memory.store.term_lookup import CandidateTerms
 from openclaw_memory.types import Chunk, MemoryFile
 
@@ -193,3 +194,42 @@ def test_whole_searches_are_the_same_with_postings_in_memory(tmp_path: Path) -> 
                                 for q in questions]
     assert results["auto"] == results["fts5"]
     assert sum(bool(r) for r in results["auto"]) > 20
+
+
+def _by_term(postings: Postings) -> dict[str, tuple[list[int], list[float], list[int]]]:
+    out = {}
+    for term, tid in postings.terms.items():
+        lo, hi = int(postings.starts[tid]), int(postings.starts[tid + 1])
+        rowids = postings.rowids[postings.docs[lo:hi]].tolist()
+        keys = postings.positions.get(tid)
+        spots = [] if keys is None else [
+            int(postings.rowids[k // SPAN]) * SPAN + int(k % SPAN) for k in keys]
+        if rowids:
+            out[term] = (rowids, postings.freqs[lo:hi].tolist(), spots)
+    return out
+
+
+def test_an_edit_updates_the_postings_in_place_to_what_a_full_read_gives(ready: Store) -> None:
+    edits = {"memory/notes.md": ["the zeppelin 方案 landed at Granite Hall", "billing runs"],
+             "memory/new.md": ["a brand new note about 预算 and the zeppelin"]}
+    for path, texts in edits.items():
+        chunks = [Chunk(path, "memory", n, n, t, f"{path}{n}{t}") for n, t in enumerate(texts, 1)]
+        ready.replace_file(MemoryFile(path, f"/ws/{path}", "memory", 1, 10), "e", chunks, None, "m")
+    assert ready.wait_for_keyword_postings(60)
+    assert (ready._postings.last_read or "").startswith("incremental"), ready._postings.last_read
+    merged = ready._postings.get(ready.generation())
+    assert merged is not None
+    with ready._lock:
+        ready._conn.execute("begin")
+        try:
+            full = read_postings(ready._conn, ready.generation(), lambda: False)
+        finally:
+            ready._conn.execute("rollback")
+    assert full is not None
+    assert merged.rowids.tolist() == full.rowids.tolist()
+    assert _by_term(merged) == _by_term(full)
+    assert np.array_equal(merged.norms, full.norms)
+    assert [merged.source_names[c] for c in merged.sources] == [
+        full.source_names[c] for c in full.sources]
+    for match in _expressions():
+        assert ready.keyword_search(match, 25, ["memory", "sessions"]) == _fts5(ready, match, 25)

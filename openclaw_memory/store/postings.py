@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["K1", "B", "PhraseHits", "Postings"]
+__all__ = ["K1", "SPAN", "B", "PhraseHits", "Postings", "position_keys"]
 
 K1 = 1.2
 B = 0.75
@@ -33,8 +33,8 @@ IntArray = npt.NDArray[np.int64]
 Int32Array = npt.NDArray[np.int32]
 FloatArray = npt.NDArray[np.float64]
 
-#: Positions are kept as ``doc * _SPAN + offset`` keys; a chunk never holds this many tokens.
-_SPAN = 1 << 24
+#: Positions are kept as ``doc * SPAN + offset`` keys; a chunk never holds this many tokens.
+SPAN = 1 << 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +122,7 @@ class Postings:
             starts = starts[np.isin(starts + step, following, assume_unique=True)]
             if not starts.shape[0]:
                 return _NONE
-        docs, counts = np.unique(starts // _SPAN, return_counts=True)
+        docs, counts = np.unique(starts // SPAN, return_counts=True)
         return PhraseHits(docs.astype(np.int32), counts.astype(np.float64))
 
     def idf(self, hits: PhraseHits) -> float:
@@ -173,6 +173,6 @@ class Postings:
 
 def position_keys(docs: Int32Array, offsets: npt.NDArray[np.int64]) -> IntArray:
     """Sorted position keys of a token's occurrences (document, offset)."""
-    keys = docs.astype(np.int64) * _SPAN + offsets.astype(np.int64)
+    keys = docs.astype(np.int64) * SPAN + offsets.astype(np.int64)
     keys.sort()
     return keys

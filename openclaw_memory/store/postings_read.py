@@ -17,10 +17,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from openclaw_memory.search.textsearch import fts_body
 from openclaw_memory.store.fts_table import totals
 from openclaw_memory.store.postings import Postings, position_keys
 
-__all__ = ["QueryTokens", "estimated_bytes", "read_postings"]
+__all__ = ["QueryTokens", "estimated_bytes", "indexed_rowids", "read_postings", "read_rows"]
 
 _CJK_CHAR = re.compile(
     "[\u2e80-\u2fff\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4ff"
@@ -51,26 +52,69 @@ def read_postings(conn: Any, generation: int, stopped: Callable[[], bool]) -> Po
     conn.execute("create virtual table if not exists temp.postings_instances "
                  "using fts5vocab(main, chunks_fts, instance)")
     kept = totals(conn)
-    rowids = np.asarray([r for (r,) in conn.execute("select id from chunks_fts_docsize order by id")],
-                        np.int64)
+    rowids = indexed_rowids(conn)
+    groups = _groups(conn, "temp.postings_instances", stopped)
+    sources = dict(conn.execute("select rowid, source from chunks").fetchall())
+    return _assemble(generation, kept.rows, kept.tokens, rowids, groups, sources)
+
+
+def read_rows(conn: Any, rowids: npt.NDArray[np.int64], stopped: Callable[[], bool]) -> Postings:
+    """The postings of the given chunks alone (a few new ones), as FTS5 indexed them:
+    their text, made into FTS5 bodies again, tokenised by a scratch table of the index's own
+    tokenizer (document indexes follow ``rowids``, which must be ascending)."""
+    row = conn.execute("select sql from sqlite_master where name = 'chunks_fts'").fetchone()
+    found = _TOKENIZE.search(str(row[0]) if row else "")
+    tokenize = found.group(1) if found else "unicode61"
+    conn.execute("drop table if exists temp.postings_new_instances")
+    conn.execute("drop table if exists temp.postings_new")
+    conn.execute(f"create virtual table temp.postings_new using fts5(body, tokenize='{tokenize}', "
+                 "content='')")
+    conn.execute("create virtual table temp.postings_new_instances "
+                 "using fts5vocab(temp, postings_new, instance)")
+    wanted = rowids.tolist()
+    for start in range(0, len(wanted), 500):
+        part = wanted[start:start + 500]
+        texts = conn.execute(f"select rowid, text from chunks where rowid in "
+                             f"({','.join('?' * len(part))})", part).fetchall()
+        conn.executemany("insert into temp.postings_new(rowid, body) values (?, ?)",
+                         [(int(r), fts_body(str(t))) for r, t in texts])
+    groups = _groups(conn, "temp.postings_new_instances", stopped)
+    sources = dict(conn.execute(f"select rowid, source from chunks where rowid in "
+                                f"({','.join('?' * len(wanted))})", wanted).fetchall()
+                   ) if wanted else {}
+    counted = sum(g[1].shape[0] for g in groups)
+    delta = _assemble(0, len(wanted), counted, rowids, groups, sources, check=False)
+    assert delta is not None
+    return delta
+
+
+def indexed_rowids(conn: Any) -> npt.NDArray[np.int64]:
+    """Every row of the keyword index, ascending (its document-size table has one each)."""
+    return np.asarray([r for (r,) in conn.execute("select id from chunks_fts_docsize order by id")],
+                      np.int64)
+
+
+def _groups(conn: Any, table: str, stopped: Callable[[], bool]
+            ) -> list[tuple[str, npt.NDArray[np.int64], npt.NDArray[np.int64] | None]]:
+    """(term, the chunk of each occurrence, their offsets for a single CJK character) of a
+    ``fts5vocab`` instance table."""
     groups: list[tuple[str, npt.NDArray[np.int64], npt.NDArray[np.int64] | None]] = []
-    for term, docs in conn.execute("select term, group_concat(doc) from temp.postings_instances "
-                                   "group by term"):
+    for term, docs in conn.execute(f"select term, group_concat(doc) from {table} group by term"):
         if stopped():
             raise Stopped
         at = _numbers(docs, np.int64)
         off = None
         if len(term) == 1 and _CJK_CHAR.match(term):  # positions: CJK pairs are phrases
-            at, off = _occurrences(conn, str(term))
+            at, off = _occurrences(conn, table, str(term))
         elif at.shape[0] > 1 and np.any(np.diff(at) < 0):
             at.sort()  # SQL does not promise the order inside a group
         groups.append((str(term), at, off))
-    sources = dict(conn.execute("select rowid, source from chunks").fetchall())
-    return _assemble(generation, kept.rows, kept.tokens, rowids, groups, sources)
+    return groups
 
 
-def _occurrences(conn: Any, term: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    rows = conn.execute("select doc, offset from temp.postings_instances where term = ? "
+def _occurrences(conn: Any, table: str, term: str
+                 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    rows = conn.execute(f"select doc, offset from {table} where term = ? "
                         "order by doc, offset", (term,)).fetchall()
     found = np.asarray(rows, np.int64).reshape(-1, 2)
     return found[:, 0].copy(), found[:, 1].copy()
@@ -78,7 +122,7 @@ def _occurrences(conn: Any, term: str) -> tuple[npt.NDArray[np.int64], npt.NDArr
 
 def _assemble(generation: int, rows: int, tokens: int, rowids: npt.NDArray[np.int64],
               groups: Sequence[tuple[str, npt.NDArray[np.int64], npt.NDArray[np.int64] | None]],
-              sources: dict[int, str]) -> Postings | None:
+              sources: dict[int, str], *, check: bool = True) -> Postings | None:
     terms: dict[str, int] = {}
     starts = [0]
     doc_parts: list[npt.NDArray[np.int32]] = []
@@ -95,7 +139,7 @@ def _assemble(generation: int, rows: int, tokens: int, rowids: npt.NDArray[np.in
         counted += at.shape[0]
         if off is not None:
             positions[terms[term]] = position_keys(docs, off)
-    if counted != tokens or rowids.shape[0] != rows:
+    if check and (counted != tokens or rowids.shape[0] != rows):
         return None
     names = tuple(sorted(set(sources.values())))
     code = {name: i for i, name in enumerate(names)}

@@ -217,6 +217,17 @@ def test_an_edit_updates_the_postings_in_place_to_what_a_full_read_gives(ready: 
         ready.replace_file(MemoryFile(path, f"/ws/{path}", "memory", 1, 10), "e", chunks, None, "m")
     assert ready.wait_for_keyword_postings(60)
     assert (ready._postings.last_read or "").startswith("incremental"), ready._postings.last_read
+    _same_as_a_full_read(ready)
+    # Only additions (nothing gone): the previous arrays are reused as they are.
+    chunk = Chunk("memory/more.md", "memory", 1, 1, "a quokka and 方案 again", "q1")
+    ready.replace_file(MemoryFile("memory/more.md", "/ws/memory/more.md", "memory", 1, 10), "q",
+                       [chunk], None, "m")
+    assert ready.wait_for_keyword_postings(60)
+    assert "0 gone" in (ready._postings.last_read or "")
+    _same_as_a_full_read(ready)
+
+
+def _same_as_a_full_read(ready: Store) -> None:
     merged = ready._postings.get(ready.generation())
     assert merged is not None
     with ready._lock:

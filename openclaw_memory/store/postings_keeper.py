@@ -2,7 +2,7 @@
 
 Reading the postings costs about 2.9 s per 100k chunks (a fifth of a second at 10k), too
 much for the search that finds them missing (after an edit, the previous generation's are
-brought up to date instead, postings_merge.py: 0.5-1.3 s at 100k): that search, and every
+brought up to date instead, postings_merge.py: 0.1-0.5 s at 100k): that search, and every
 one until the postings of the index's current generation are read, is answered by FTS5
 exactly as before (the two rank identically). The reader has its own connection inside one
 read transaction (WAL: writers are never blocked), so what it reads is one generation. A

@@ -40,19 +40,24 @@ def merge(previous: Postings, added: Postings, rowids: IntArray, *, generation: 
     terms = dict(previous.terms)
     for term in added.terms:
         terms.setdefault(term, len(terms))
-    old_terms = np.repeat(np.arange(len(previous.terms), dtype=np.int64),
-                          np.diff(previous.starts))
-    alive = kept[previous.docs]
+    docs, freqs, counts = _kept(previous, kept, renumber)
+    # The added chunks' entries, by the merged term id, go after each term's kept entries
+    # (their rowids are above all kept ones): one insertion pass, no sort of the whole.
     translate = np.asarray([terms[t] for t in added.terms], np.int64)
     new_terms = translate[np.repeat(np.arange(len(added.terms), dtype=np.int64),
                                     np.diff(added.starts))]
-    all_terms = np.concatenate([old_terms[alive], new_terms])
-    all_docs = np.concatenate([renumber[previous.docs[alive]], added.docs.astype(np.int64) + base])
-    all_freqs = np.concatenate([previous.freqs[alive], added.freqs])
-    order = np.argsort(all_terms, kind="stable")  # per term: the kept (older) chunks first
+    order = np.argsort(new_terms, kind="stable")
+    new_terms = new_terms[order]
+    ends = np.concatenate([np.cumsum(counts), np.zeros(len(terms) - len(counts), np.int64)])
+    ends[len(counts):] = ends[len(counts) - 1] if len(counts) else 0
+    at = ends[new_terms]
+    docs = np.insert(docs, at, (added.docs[order] + base).astype(np.int32))
+    freqs = np.insert(freqs, at, added.freqs[order])
+    sizes = np.concatenate([counts, np.zeros(len(terms) - len(counts), np.int64)])
+    sizes += np.bincount(new_terms, minlength=len(terms))
     starts = np.zeros(len(terms) + 1, np.int64)
-    np.cumsum(np.bincount(all_terms, minlength=len(terms)), out=starts[1:])
-    if int(all_freqs.sum()) != tokens:
+    np.cumsum(sizes, out=starts[1:])
+    if int(freqs.sum()) != tokens:
         return None
 
     names = tuple(sorted(set(previous.source_names) | set(added.source_names)))
@@ -64,9 +69,20 @@ def merge(previous: Postings, added: Postings, rowids: IntArray, *, generation: 
         np.where(added.sources >= 0, recode[1][np.maximum(added.sources, 0)], -1)]).astype(np.int8)
     return Postings(
         generation=generation, rows=rows, tokens=tokens, rowids=rowids, sources=sources,
-        source_names=names, terms=terms, starts=starts,
-        docs=all_docs[order].astype(np.int32), freqs=all_freqs[order],
+        source_names=names, terms=terms, starts=starts, docs=docs, freqs=freqs,
         positions=_positions(previous, added, kept, renumber, base, terms))
+
+
+def _kept(previous: Postings, kept: npt.NDArray[np.bool_], renumber: IntArray
+          ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float64], IntArray]:
+    """The previous entries of the chunks still there, renumbered, and how many per term."""
+    sizes = np.diff(previous.starts)
+    if bool(kept.all()):  # nothing gone: the arrays as they are (they are never written)
+        return previous.docs, previous.freqs, sizes
+    alive = kept[previous.docs]
+    before = np.concatenate([[0], np.cumsum(alive, dtype=np.int64)])
+    counts = before[previous.starts[1:]] - before[previous.starts[:-1]]
+    return (renumber[previous.docs[alive]].astype(np.int32), previous.freqs[alive], counts)
 
 
 def _positions(previous: Postings, added: Postings, kept: npt.NDArray[np.bool_],

@@ -20,13 +20,13 @@ import numpy.typing as npt
 from openclaw_memory.search.textsearch import fts_body
 from openclaw_memory.store.fts_table import totals
 from openclaw_memory.store.postings import Postings, position_keys
+from openclaw_memory.store.scratch_fts import ScratchTable
 
 __all__ = ["QueryTokens", "estimated_bytes", "indexed_rowids", "read_postings", "read_rows"]
 
 _CJK_CHAR = re.compile(
     "[\u2e80-\u2fff\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4ff"
     "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]")
-_TOKENIZE = re.compile(r"tokenize\s*=\s*'([^']*)'")
 
 
 class Stopped(Exception):
@@ -62,15 +62,7 @@ def read_rows(conn: Any, rowids: npt.NDArray[np.int64], stopped: Callable[[], bo
     """The postings of the given chunks alone (a few new ones), as FTS5 indexed them:
     their text, made into FTS5 bodies again, tokenised by a scratch table of the index's own
     tokenizer (document indexes follow ``rowids``, which must be ascending)."""
-    row = conn.execute("select sql from sqlite_master where name = 'chunks_fts'").fetchone()
-    found = _TOKENIZE.search(str(row[0]) if row else "")
-    tokenize = found.group(1) if found else "unicode61"
-    conn.execute("drop table if exists temp.postings_new_instances")
-    conn.execute("drop table if exists temp.postings_new")
-    conn.execute(f"create virtual table temp.postings_new using fts5(body, tokenize='{tokenize}', "
-                 "content='')")
-    conn.execute("create virtual table temp.postings_new_instances "
-                 "using fts5vocab(temp, postings_new, instance)")
+    ScratchTable("postings_new", vocab=True).prepare(conn)  # this connection's own
     wanted = rowids.tolist()
     for start in range(0, len(wanted), 500):
         part = wanted[start:start + 500]
@@ -167,32 +159,16 @@ class QueryTokens:
     """Query terms as FTS5 tokenises them (remembered: questions repeat their words)."""
 
     def __init__(self) -> None:
-        self._ddl: str | None = None
+        self._table = ScratchTable("query_tokens", vocab=True)
         self._known: dict[str, tuple[str, ...]] = {}
-
-    def _prepare(self, conn: Any) -> None:
-        row = conn.execute("select sql from sqlite_master where name = 'chunks_fts'").fetchone()
-        ddl = str(row[0]) if row else ""
-        if ddl == self._ddl:
-            conn.execute("insert into temp.query_tokens(query_tokens) values('delete-all')")
-            return
-        found = _TOKENIZE.search(ddl)
-        tokenize = found.group(1) if found else "unicode61"
-        conn.execute("drop table if exists temp.query_tokens_instances")
-        conn.execute("drop table if exists temp.query_tokens")
-        conn.execute(f"create virtual table temp.query_tokens using fts5(body, "
-                     f"tokenize='{tokenize}', content='')")
-        conn.execute("create virtual table temp.query_tokens_instances "
-                     "using fts5vocab(temp, query_tokens, instance)")
-        self._known.clear()
-        self._ddl = ddl
 
     def tokens(self, conn: Any, terms: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """Each term (as written inside a quoted FTS5 phrase) -> its tokens, in order."""
         wanted = list(dict.fromkeys(terms))
         missing = [t for t in wanted if t not in self._known]
         if missing:
-            self._prepare(conn)
+            if self._table.prepare(conn):
+                self._known.clear()  # another tokenizer: what was remembered is void
             conn.executemany("insert into temp.query_tokens(rowid, body) values (?, ?)",
                              list(enumerate(missing, start=1)))
             found: dict[int, list[tuple[int, str]]] = {}
@@ -206,4 +182,4 @@ class QueryTokens:
         return {t: self._known[t] for t in wanted}
 
     def forget(self) -> None:
-        self._ddl = None
+        self._table.forget()

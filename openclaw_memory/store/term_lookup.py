@@ -11,44 +11,27 @@ with the index table's own tokenizer, and the terms are matched there: the same 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from openclaw_memory.search.textsearch import fts_body
+from openclaw_memory.store.scratch_fts import ScratchTable
 
 __all__ = ["CandidateTerms"]
-
-_TOKENIZE = re.compile(r"tokenize\s*=\s*'([^']*)'")
 
 
 class CandidateTerms:
     """The scratch table of one connection (callers hold the store's lock)."""
 
     def __init__(self) -> None:
-        self._ddl: str | None = None
-
-    def _prepare(self, conn: Any) -> None:
-        row = conn.execute("select sql from sqlite_master where name = 'chunks_fts'").fetchone()
-        ddl = str(row[0]) if row else ""
-        if ddl == self._ddl:
-            conn.execute("insert into temp.candidate_terms(candidate_terms) values('delete-all')")
-            return
-        found = _TOKENIZE.search(ddl)
-        tokenize = found.group(1) if found else "unicode61"
-        conn.execute("drop table if exists temp.candidate_terms")
-        # Contentless, emptied by 'delete-all': a delete from a table with content
-        # tokenises every old row again to find its postings.
-        conn.execute(f"create virtual table temp.candidate_terms using fts5(body, "
-                     f"tokenize='{tokenize}', content='')")
-        self._ddl = ddl
+        self._table = ScratchTable("candidate_terms")
 
     def lookup(self, conn: Any, texts: dict[int, str],
                terms: Sequence[str]) -> dict[str, set[int]]:
         """For each term, the rowids among ``texts`` (rowid -> chunk text) containing it."""
         if not texts or not terms:
             return {term: set() for term in terms}
-        self._prepare(conn)
+        self._table.prepare(conn)
         conn.executemany("insert into temp.candidate_terms(rowid, body) values (?, ?)",
                          [(rowid, fts_body(text)) for rowid, text in texts.items()])
         out: dict[str, set[int]] = {}
@@ -61,4 +44,4 @@ class CandidateTerms:
 
     def forget(self) -> None:
         """The index was replaced: check its tokenizer again next time."""
-        self._ddl = None
+        self._table.forget()

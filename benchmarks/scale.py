@@ -258,9 +258,9 @@ def measure_ours(scaled: Scaled, index_path: Path, provider: Tabled, backend: st
         memory.write("The quarterly zeppelin inspection moved to Thursday.")
         memory.sync()
         waited = time.perf_counter()
-        memory.store.wait_for_keyword_postings()
-        out["postings"] += (f"; after a note is written: {memory.store._postings.last_read} in "
-                            f"{time.perf_counter() - waited:.2f} s")
+        if memory.store.wait_for_keyword_postings():
+            out["postings"] += (f"; after a note is written: {memory.store._postings.last_read} "
+                                f"in {time.perf_counter() - waited:.2f} s")
         chunks = memory.store.counts()["chunks"]
     # After close: the WAL is checkpointed into the file.
     out["kb_per_chunk"] = index_path.stat().st_size / chunks / 1024

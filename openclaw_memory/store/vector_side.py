@@ -132,10 +132,12 @@ class VectorQueries(StorePart):
 
     def vector_memory_bytes(self) -> int:
         """What the vector path answering now holds in memory, at most."""
-        if self.vector_path not in ("numpy", "binary"):
+        # auto: the path as of now (vector_path is refreshed by the next vector search).
+        path = self._auto_path()[0] if self.vector_backend == "auto" else self.vector_path
+        if path not in ("numpy", "binary"):
             return 0
         vectors, dims = self._vector_shape()
-        return vectors * dims * 4 if self.vector_path == "numpy" else code_bytes(vectors, dims)
+        return vectors * dims * 4 if path == "numpy" else code_bytes(vectors, dims)
 
     def _vector_shape(self) -> tuple[int, int]:
         """(chunks, dimensions): an upper bound of the matrix, without reading every row."""

@@ -259,7 +259,7 @@ def measure_ours(scaled: Scaled, index_path: Path, provider: Tabled, backend: st
         memory.sync()
         waited = time.perf_counter()
         if memory.store.wait_for_keyword_postings():
-            out["postings"] += (f"; after a note is written: {memory.store._postings.last_read} "
+            out["postings"] += (f"; after a note is written: {memory.store.keyword_path()} "
                                 f"in {time.perf_counter() - waited:.2f} s")
         chunks = memory.store.counts()["chunks"]
     # After close: the WAL is checkpointed into the file.

@@ -17,7 +17,7 @@ from openclaw_memory import MemoryIndex, MemorySettings
 from openclaw_memory.search.textsearch import keyword_terms, match_expression, quote_term
 from openclaw_memory.store import Store
 from openclaw_memory.store.postings import SPAN, Postings
-from openclaw_memory.store.postings_read import _assemble, read_postings
+from openclaw_memory.store.postings_read import read_postings
 from openclaw_memory.store.term_lookup import CandidateTerms
 from openclaw_memory.types import Chunk, MemoryFile
 
@@ -164,11 +164,35 @@ def test_postings_are_not_read_past_the_memory_budget_or_below_the_size(tmp_path
         store.close()
 
 
-def test_totals_that_disagree_with_the_postings_leave_fts5_answering() -> None:
-    docs = np.asarray([5, 9], np.int64)
-    groups = [("billing", np.asarray([5, 9], np.int64), None)]
-    assert _assemble(1, 2, 2, docs, groups, {5: "memory", 9: "memory"}) is not None
-    assert _assemble(1, 2, 7, docs, groups, {5: "memory", 9: "memory"}) is None  # drifted
+def test_totals_that_disagree_with_the_postings_leave_fts5_answering(
+        ready: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    from openclaw_memory.store import postings_read
+    from openclaw_memory.store.fts_table import KeywordTotals, totals
+
+    def read(tokens_off: int, rows_off: int) -> Postings | None:
+        real = totals(ready._conn)
+        monkeypatch.setattr(postings_read, "totals", lambda _conn: KeywordTotals(
+            real.rows + rows_off, real.tokens + tokens_off, real.chunks))
+        return read_postings(ready._conn, ready.generation(), lambda: False)
+
+    with ready._lock:
+        assert read(0, 0) is not None
+        assert read(5, 0) is None  # drifted token total
+        assert read(0, 3) is None  # drifted row count
+
+
+def test_the_room_left_beside_the_vectors_is_that_of_the_path_auto_takes_now(
+        tmp_path: Path) -> None:
+    from openclaw_memory.store.binary_vectors import code_bytes
+
+    store = Store(tmp_path / "i.sqlite", vector_backend="auto", max_matrix_mb=1)
+    vectors = np.random.default_rng(3).standard_normal((1000, 512)).astype(np.float32)
+    chunks = [Chunk("memory/a.md", "memory", n, n, f"note {n}", f"h{n}") for n in range(1000)]
+    store.replace_file(MemoryFile("memory/a.md", "/ws/memory/a.md", "memory", 1, 10), "a",
+                       chunks, vectors, "m")
+    # 2 MB of float vectors exceed 1 MB: compressed vectors, whatever path the empty index had.
+    assert store.vector_memory_bytes() == code_bytes(1000, 512) < 1024 * 1024
+    store.close()
 
 
 def test_closing_stops_a_read_under_way(tmp_path: Path) -> None:

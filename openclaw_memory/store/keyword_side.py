@@ -181,7 +181,7 @@ class KeywordQueries(StorePart):
         """
         if self._keyword_index_checked:
             return True
-        if int(self.query("select count(*) from chunks")[0][0]) > max_chunks:
+        if self.chunk_count() > max_chunks:
             return False
         with self._lock:
             try:
@@ -203,7 +203,7 @@ class KeywordQueries(StorePart):
         generation = self.generation()
         with self._lock:
             if self._term_cache_generation != generation or self._term_cache_total is None:
-                total = int(self.query("select count(*) from chunks")[0][0])
+                total = self.chunk_count()
                 self._term_cache, self._term_cache_total = {}, total
                 self._term_cache_generation = generation
             cache, total = self._term_cache, self._term_cache_total

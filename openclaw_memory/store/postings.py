@@ -160,10 +160,10 @@ class Postings:
     def documents(self, rowids: Sequence[int]) -> tuple[IntArray, Int32Array]:
         """The given rowids that have postings, and their document indexes."""
         wanted = np.asarray(sorted(set(rowids)), np.int64)
-        at = np.searchsorted(self.rowids, wanted)
-        at = np.minimum(at, max(0, self.rowids.shape[0] - 1))
-        present = (self.rowids.shape[0] > 0) & (self.rowids[at] == wanted) if wanted.size else \
-            np.zeros(0, bool)
+        if not self.rowids.shape[0]:
+            return wanted[:0], np.zeros(0, np.int32)
+        at = np.minimum(np.searchsorted(self.rowids, wanted), self.rowids.shape[0] - 1)
+        present = self.rowids[at] == wanted
         return wanted[present], at[present].astype(np.int32)
 
     def source_mask(self, sources: Sequence[str]) -> npt.NDArray[np.bool_]:

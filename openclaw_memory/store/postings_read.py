@@ -54,6 +54,8 @@ def read_postings(conn: Any, generation: int, stopped: Callable[[], bool]) -> Po
     kept = totals(conn)
     rowids = indexed_rowids(conn)
     groups = _groups(conn, "temp.postings_instances", stopped)
+    if sum(g[1].shape[0] for g in groups) != kept.tokens or rowids.shape[0] != kept.rows:
+        return None
     sources = dict(conn.execute("select rowid, source from chunks").fetchall())
     return _assemble(generation, kept.rows, kept.tokens, rowids, groups, sources)
 
@@ -75,9 +77,7 @@ def read_rows(conn: Any, rowids: npt.NDArray[np.int64], stopped: Callable[[], bo
                                 f"({','.join('?' * len(wanted))})", wanted).fetchall()
                    ) if wanted else {}
     counted = sum(g[1].shape[0] for g in groups)
-    delta = _assemble(0, len(wanted), counted, rowids, groups, sources, check=False)
-    assert delta is not None
-    return delta
+    return _assemble(0, len(wanted), counted, rowids, groups, sources)
 
 
 def indexed_rowids(conn: Any) -> npt.NDArray[np.int64]:
@@ -114,13 +114,12 @@ def _occurrences(conn: Any, table: str, term: str
 
 def _assemble(generation: int, rows: int, tokens: int, rowids: npt.NDArray[np.int64],
               groups: Sequence[tuple[str, npt.NDArray[np.int64], npt.NDArray[np.int64] | None]],
-              sources: dict[int, str], *, check: bool = True) -> Postings | None:
+              sources: dict[int, str]) -> Postings:
     terms: dict[str, int] = {}
     starts = [0]
     doc_parts: list[npt.NDArray[np.int32]] = []
     freq_parts: list[npt.NDArray[np.float64]] = []
     positions: dict[int, npt.NDArray[np.int64]] = {}
-    counted = 0
     for term, at, off in groups:
         docs = np.searchsorted(rowids, at).astype(np.int32)
         uniq, counts = _runs(docs)
@@ -128,11 +127,8 @@ def _assemble(generation: int, rows: int, tokens: int, rowids: npt.NDArray[np.in
         doc_parts.append(uniq)
         freq_parts.append(counts)
         starts.append(starts[-1] + uniq.shape[0])
-        counted += at.shape[0]
         if off is not None:
             positions[terms[term]] = position_keys(docs, off)
-    if check and (counted != tokens or rowids.shape[0] != rows):
-        return None
     names = tuple(sorted(set(sources.values())))
     code = {name: i for i, name in enumerate(names)}
     source_codes = np.asarray([code.get(sources.get(int(r), ""), -1) for r in rowids], np.int8)

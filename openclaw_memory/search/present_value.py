@@ -35,10 +35,12 @@ from typing import Any
 import numpy as np
 
 from openclaw_memory.files.notes import DATE_STAMP
+from openclaw_memory.files.workspace import dated_name
+from openclaw_memory.search.attributes import attributes_of
 from openclaw_memory.search.textsearch import STOP_WORDS, keyword_terms
 from openclaw_memory.types import SearchHit
 
-__all__ = ["ANSWER_SHARE", "SAME_ATTRIBUTE", "asks_now", "present_value_first",
+__all__ = ["ANSWER_SHARE", "SAME_ATTRIBUTE", "asks_now", "asks_present", "present_value_first",
            "question_subject"]
 
 Embed = Callable[[list[str]], Any]
@@ -70,10 +72,33 @@ _CJK_FUNCTION = frozenset("哪里什么谁怎样吗呢的了是在现目前如�
 
 def asks_now(question: str) -> bool:
     """Whether ``question`` asks for the current value of something."""
+    return _question_words(question) <= _QUESTION_WORDS and bool(NOW.search(question))
+
+
+#: Words by which a question asks about the past ("Where did she live before Berlin?").
+_PAST = re.compile(r"(?i)\b(?:did|was|were|had|used to|before|previously|formerly|originally|"
+                   r"at first|first|earlier|ago|last (?:year|month|week|time)|back then|former)"
+                   r"\b|以前|之前|过去|曾经|原来|当时|那时|从前|上次")
+#: A question in the present tense: a question word, then a present form of be/do/have.
+_PRESENT = re.compile(r"(?i)^\W*(?:where|what|which|who|whom|whose|how|when|is|are|does|do|has|"
+                      r"have)\b.*\b(?:is|are|does|do|has|have)\b|['\u2019]s\b")
+_CJK_QUESTION = re.compile(r"哪|什么|谁|吗|几|多少|怎么|[\uff1f?]")
+
+
+def asks_present(question: str) -> bool:
+    """Whether ``question`` asks how things are, without saying "now": "Where does the user
+    live?", "王芳住在哪里" (not a question about the past, nor a statement)."""
+    if _question_words(question) > _QUESTION_WORDS or _PAST.search(question):
+        return False
+    if _CJK.search(question) and not re.search(r"[A-Za-z]{3,}", question):
+        return bool(_CJK_QUESTION.search(question))
+    return bool(_PRESENT.search(question)) and question.rstrip().endswith("?")
+
+
+def _question_words(question: str) -> int:
     # CJK text has no spaces: two characters count as a word (a pasted Chinese dialogue
     # with one 现在 in it is no question).
-    words = len(question.split()) + len(_CJK.findall(question)) // 2
-    return words <= _QUESTION_WORDS and bool(NOW.search(question))
+    return len(question.split()) + len(_CJK.findall(question)) // 2
 
 
 def _names(question: str) -> set[str]:
@@ -147,6 +172,11 @@ def _stems(text: str, subject: set[str]) -> set[str]:
     return stems | {c for c in _CJK.findall(plain) if c not in named and c not in _CJK_FUNCTION}
 
 
+def _curated(hit: SearchHit) -> bool:
+    """A note of ``MEMORY.md`` or an evergreen file (not a daily log, not a transcript)."""
+    return hit.source == "memory" and dated_name(hit.path) is None
+
+
 def _unit(vectors: Any) -> np.ndarray:
     array = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(array, axis=1, keepdims=True)
@@ -163,21 +193,37 @@ def _answers(question: str, subject: set[str], lines: Sequence[str],
         return None
     closeness = unit[1:] @ unit[0]
     asked = _stems(question, subject)
-    shares = np.array([bool(_stems(line, subject) & asked) for line in lines])
-    anchor = int(np.argmax(closeness + STEM_BONUS * shares))
-    alike = unit[1:] @ unit[1 + anchor]
-    answers = ((closeness >= ANSWER_SHARE * closeness[anchor]) | shares
-               | (alike >= SAME_ATTRIBUTE))
+    wanted = attributes_of(_without(question, subject))
+    said = [attributes_of(_without(line, subject)) for line in lines]
+    shares = np.array([bool(_stems(line, subject) & asked) or bool(kinds & wanted)
+                       for line, kinds in zip(lines, said, strict=True)])
+    # A line whose cue words name only other attributes than the question's is about
+    # something else, however close its meaning ("吃纯素" to "住在哪里").
+    other = np.array([bool(wanted) and bool(kinds) and not kinds & wanted for kinds in said])
+    anchor = int(np.argmax(closeness + STEM_BONUS * shares - other))
+    answers = (closeness >= ANSWER_SHARE * closeness[anchor]) | shares
     answers[anchor] = True
+    answers &= ~other
+    answers[anchor] = True
+    # One step further: a line close in meaning to an answer is one ("bought a Honda" to
+    # "drives a Toyota"), unless its cue words say it is about something else.
+    alike = (unit[1:] @ unit[1:][answers].T).max(axis=1)
+    answers |= (alike >= SAME_ATTRIBUTE) & ~other
     return [bool(a) for a in answers]
 
 
 def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequence[list[str]],
-                        embed: Embed, date_of: DateOf) -> tuple[SearchHit, ...]:
+                        embed: Embed, date_of: DateOf, *, curated_only: bool = False,
+                        ) -> tuple[SearchHit, ...]:
     """``hits`` with those answering the present-value ``question`` first, newest first, the
     older answers marked; unchanged when fewer than two cited lines name the question's
     subject (nothing to choose between) or the embedder fails. ``cited``: each hit's cited
-    lines; ``date_of``: the ISO day a hit's line was learned, or None."""
+    lines; ``date_of``: the ISO day a hit's line was learned, or None.
+
+    ``curated_only`` (a question in the present tense that does not say "now"): only an
+    answer from a curated file (not a daily log) yields, to the newest dated answer, which
+    moves right above it; daily logs keep their order (a log records its day, and a
+    conversation log names its speakers on every line)."""
     subject = question_subject(question, [line for lines in cited for line in lines])
     pool = [(k, line) for k, lines in enumerate(cited) for line in lines
             if _mentions(line, subject)] if subject else []
@@ -190,9 +236,17 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
         if answer:
             day[k] = max(day.get(k, ""), date_of(hits[k], line) or "")
     newest = sorted(day, key=lambda k: (day[k], -k), reverse=True)
-    order = [*newest, *(k for k in range(len(hits)) if k not in day)]
-    top = hits[newest[0]]
-    marked = {k: top.citation or top.path for k in newest[1:] if day[k] < day[newest[0]]}
+    top = newest[0]
+    older = [k for k in newest[1:] if day[k] < day[top]]
+    if curated_only:
+        older = [k for k in older if _curated(hits[k])]
+        order = list(range(len(hits)))
+        if older and top > min(older):  # the newest answer moves right above the first
+            order.remove(top)
+            order.insert(order.index(min(older)), top)
+    else:
+        order = [*newest, *(k for k in range(len(hits)) if k not in day)]
+    marked = {k: hits[top].citation or hits[top].path for k in older}
     # An answer is dated by its answering line (an undated curated line: None).
     return tuple(replace(hits[k], as_of=(day[k] or None) if k in day else hits[k].as_of,
                          superseded_by=marked.get(k)) for k in order)

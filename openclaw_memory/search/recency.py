@@ -32,7 +32,7 @@ import numpy as np
 
 from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.files.workspace import dated_name, valid_date
-from openclaw_memory.search.present_value import asks_now, present_value_first
+from openclaw_memory.search.present_value import asks_now, asks_present, present_value_first
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.types import SearchHit
 
@@ -90,9 +90,9 @@ def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = 
              for hit, line in zip(hits, lines, strict=True)]
     if not reorder or any(hit.explanation.date_match for hit in dated):
         return tuple(dated)  # (or the question names the time it asks about: that one)
-    if now and embed is not None:
+    if embed is not None and (now or (reorder and asks_present(question))):
         return present_value_first(dated, question, [_cited_lines(h) for h in dated], embed,
-                                   _line_day)
+                                   _line_day, curated_only=not now)
     words = [_words(line) for line in lines]
     pairs = [(i, j) for i in range(len(dated)) for j in range(len(dated))
              if _candidates(dated[i], dated[j], words[i], words[j], asked, logs=now)]

@@ -27,7 +27,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _common import machine_report  # noqa: E402
-from knowledge_update import EN, EN_NAMES, EN_PROJECT, EN_PROJECTS, ZH, ZH_NAMES  # noqa: E402
+from _knowledge_templates import EN_A as EN  # noqa: E402
+from _knowledge_templates import EN_PROJECT_A as EN_PROJECT  # noqa: E402
+from _knowledge_templates import ZH_A as ZH  # noqa: E402
+from knowledge_update import EN_NAMES, EN_PROJECTS, ZH_NAMES  # noqa: E402
 
 from openclaw_memory import MemoryIndex  # noqa: E402
 from openclaw_memory.search.restatements import find_restatement  # noqa: E402

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import shutil
 import statistics
 import sys
@@ -47,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _common import machine_report  # noqa: E402
+from _knowledge_templates import FAMILIES  # noqa: E402
 from _scripted_consolidator import ScriptedConsolidator, Templates  # noqa: E402
 
 from openclaw_memory import MemoryIndex  # noqa: E402
@@ -65,57 +67,6 @@ EN_PROJECTS = ["Kestrel", "Heron", "Osprey", "Falcon", "Condor", "Merlin", "Puff
                "Plover", "Avocet"]
 ZH_PROJECTS = ["北极星", "长江", "青松", "白鹭", "黄河", "泰山"]
 
-EN = {
-    "home": (["Paris", "Berlin", "Lisbon", "Oslo", "Madrid", "Vienna", "Dublin", "Prague"],
-             "{s} lives in {v}.", ["{s} moved to {v}.", "{s} now lives in {v}.",
-                                   "{s} relocated to {v} this month."],
-             "Where does {s} live now?", "Where did {s} live before {v}?",
-             "{s}'s home is in {v}."),
-    "employer": (["Acme", "Globex", "Initech", "Umbrella", "Hooli", "Vandelay", "Stark", "Wayne"],
-                 "{s} works at {v}.", ["{s} started a new job at {v}.",
-                                       "{s} joined {v}.", "{s} now works at {v}."],
-                 "Where does {s} work now?", "Where did {s} work before {v}?",
-                 "{s} is employed by {v}."),
-    "car": (["a Toyota", "a Tesla", "a Volvo", "a Renault", "a Honda", "a Skoda"],
-            "{s} drives {v}.", ["{s} bought {v}.", "{s} switched to {v}.",
-                                "{s} now drives {v}."],
-            "What car does {s} drive now?", "What car did {s} drive before {v}?",
-            "{s}'s car is {v}."),
-    "diet": (["vegetarian", "vegan", "pescatarian", "gluten-free", "keto"],
-             "{s} is {v}.", ["{s} became {v}.", "{s} went {v} recently.",
-                             "{s} is now {v}."],
-             "What diet does {s} follow now?", "What diet did {s} follow before {v}?",
-             "{s} eats {v}."),
-}
-EN_PROJECT = {
-    "deadline": (["12 March", "30 April", "15 May", "1 June", "20 July", "9 September"],
-                 "The {s} release is due on {v}.", ["The {s} deadline moved to {v}.",
-                                                   "{s} now ships on {v}."],
-                 "When is the {s} release due now?", "When was {s} due before {v}?",
-                 "{s} is scheduled for {v}."),
-    "database": (["PostgreSQL", "MySQL", "SQLite", "MongoDB", "Cassandra"],
-                 "{s} stores its data in {v}.", ["The team moved {s} to {v}.",
-                                                "{s} switched its database to {v}."],
-                 "Which database does {s} use now?", "Which database did {s} use before {v}?",
-                 "{s} runs on {v}."),
-}
-ZH = {
-    "home": (["北京", "上海", "广州", "深圳", "杭州", "成都", "南京", "西安"],
-             "{s}住在{v}。", ["{s}搬到了{v}。", "{s}现在住在{v}。", "{s}这个月搬去了{v}。"],
-             "{s}现在住在哪里？", "{s}搬到{v}之前住在哪里？", "{s}的家在{v}。"),
-    "employer": (["华为", "腾讯", "阿里巴巴", "百度", "京东", "小米"],
-                 "{s}在{v}工作。", ["{s}跳槽去了{v}。", "{s}加入了{v}。", "{s}现在在{v}上班。"],
-                 "{s}现在在哪里工作？", "{s}去{v}之前在哪里工作？", "{s}的公司是{v}。"),
-    "diet": (["素食", "纯素", "无麸质饮食", "低碳水饮食"],
-             "{s}吃{v}。", ["{s}改吃{v}了。", "{s}最近开始{v}。", "{s}现在吃{v}。"],
-             "{s}现在吃什么饮食？", "{s}改吃{v}之前吃什么？", "{s}坚持{v}。"),
-}
-ZH_PROJECT = {
-    "deadline": (["三月十二日", "四月三十日", "五月十五日", "六月一日", "七月二十日"],
-                 "{s}项目的截止日期是{v}。", ["{s}项目的截止日期改到了{v}。", "{s}项目推迟到{v}交付。"],
-                 "{s}项目现在什么时候截止？", "{s}项目改到{v}之前的截止日期是什么？",
-                 "{s}项目定在{v}完成。"),
-}
 DISTRACTORS_EN = ["Had lunch with the design team.", "The printer on floor 3 is broken again.",
                   "Reviewed the quarterly budget.", "Booked a dentist appointment.",
                   "Read an article about birds.", "The weather was rainy all day."]
@@ -142,11 +93,20 @@ class Question:
     answer: str
     stale: list[str]
 
+    @property
+    def plain(self) -> str:
+        """The question without its "now" ("Where does Ada Park live?")."""
+        return " ".join(_NOW_WORD.sub("", self.text).split()).replace(" ?", "?")
 
-def _facts(rng: random.Random) -> list[Fact]:
+
+_NOW_WORD = re.compile(r"\s*\bnow\b|现在|目前|如今")
+
+
+def _facts(rng: random.Random, family: str) -> list[Fact]:
+    en, en_project, zh, zh_project = FAMILIES[family]
     facts = []
-    people = [(n, EN) for n in EN_NAMES] + [(n, ZH) for n in ZH_NAMES]
-    projects = [(n, EN_PROJECT) for n in EN_PROJECTS] + [(n, ZH_PROJECT) for n in ZH_PROJECTS]
+    people = [(n, en) for n in EN_NAMES] + [(n, zh) for n in ZH_NAMES]
+    projects = [(n, en_project) for n in EN_PROJECTS] + [(n, zh_project) for n in ZH_PROJECTS]
     for subject, table in people + projects:
         for values, first, changes, current_q, history_q, restate in table.values():
             picked = rng.sample(values, k=min(len(values), rng.choice([1, 2, 2, 3, 4])))
@@ -154,14 +114,14 @@ def _facts(rng: random.Random) -> list[Fact]:
     return facts
 
 
-def build(root: Path, seed: int = 7) -> list[Question]:
+def build(root: Path, seed: int = 7, family: str = "a") -> list[Question]:
     """Write the workspace under ``root``; the questions about it."""
-    return build_facts(root, seed)[0]
+    return build_facts(root, seed, family)[0]
 
 
-def build_facts(root: Path, seed: int = 7) -> tuple[list[Question], list[Fact]]:
+def build_facts(root: Path, seed: int = 7, family: str = "a") -> tuple[list[Question], list[Fact]]:
     rng = random.Random(seed)
-    facts = _facts(rng)
+    facts = _facts(rng, family)
     days: dict[date, list[str]] = {}
     curated: list[str] = []
     for n, fact in enumerate(facts):
@@ -201,9 +161,9 @@ def build_facts(root: Path, seed: int = 7) -> tuple[list[Question], list[Fact]]:
     return questions, facts
 
 
-def consolidate(ws: Path, index: Path, facts: list[Fact]) -> dict[str, float]:
+def consolidate(ws: Path, index: Path, facts: list[Fact], family: str) -> dict[str, float]:
     """Replay a weekly consolidation over the set's months; what it left behind."""
-    model = ScriptedConsolidator(templates=Templates([EN, EN_PROJECT, ZH, ZH_PROJECT]))
+    model = ScriptedConsolidator(templates=Templates(list(FAMILIES[family])))
     last = max(day for fact in facts for day in fact.dates) + timedelta(days=7)
     applied = 0
     with MemoryIndex.open(ws, index_path=index) as memory:
@@ -253,7 +213,7 @@ def _rank_of(hits: list[Any], value: str) -> int | None:
 
 def evaluate(ws: Path, index: Path, questions: list[Question],
              overrides: dict[str, Any]) -> dict[str, float]:
-    current1 = current6 = stale_pairs = stale_above = history6 = unchanged1 = 0
+    current1 = current6 = stale_pairs = stale_above = history6 = unchanged1 = plain1 = 0
     n_current = n_history = n_unchanged = 0
     times = []
     with MemoryIndex.open(ws, index_path=index, **overrides) as memory:
@@ -271,6 +231,7 @@ def evaluate(ws: Path, index: Path, questions: list[Question],
                 if rank is not None and stale:
                     stale_pairs += 1
                     stale_above += min(stale) < rank
+                plain1 += _rank_of(list(memory.search(q.plain).results), q.answer) == 1
             elif q.kind == "history":
                 n_history += 1
                 history6 += rank is not None
@@ -279,6 +240,7 @@ def evaluate(ws: Path, index: Path, questions: list[Question],
                 unchanged1 += rank == 1
     pct = lambda a, b: 100.0 * a / b if b else float("nan")  # noqa: E731
     return {"current@1": pct(current1, n_current), "current@6": pct(current6, n_current),
+            "plain@1": pct(plain1, n_current),
             "stale_above_current": pct(stale_above, stale_pairs),
             "history@6": pct(history6, n_history), "unchanged@1": pct(unchanged1, n_unchanged),
             "questions": float(len(questions)), "p50_ms": statistics.median(times)}
@@ -288,39 +250,46 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--configs", default="default,score-order,keyword-only,consolidated,"
                                              "consolidated+score-order")
+    parser.add_argument("--families", default="a,b", help="template families (a: the set the "
+                        "ranking was built on; b: other wordings and attributes)")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     print(machine_report())
-    with tempfile.TemporaryDirectory() as tmp:
-        ws = Path(tmp) / "ws"
-        questions, facts = build_facts(ws, args.seed)
-        kinds = {k: sum(q.kind == k for q in questions) for k in ("current", "history",
-                                                                  "unchanged")}
-        print(f"knowledge-update set: {len(questions)} questions ({kinds}), "
-              f"{len(list((ws / 'memory').glob('*.md')))} daily logs")
-        print(f"{'config':24} {'current@1':>9} {'current@6':>9} {'stale>cur':>9} "
-              f"{'history@6':>9} {'unchanged@1':>11} {'p50 ms':>7}")
-        left = None
-        for name in args.configs.split(","):
-            if name.startswith("consolidated"):
-                copy = Path(tmp) / "consolidated"
-                if left is None:
-                    shutil.copytree(ws, copy)
-                    left = consolidate(copy, Path(tmp) / "consolidated.sqlite", facts)
-                figures = evaluate(copy, Path(tmp) / "consolidated.sqlite", questions,
-                                   CONFIGS[name.removeprefix("consolidated").strip("+") or "default"])
-            else:
-                figures = evaluate(ws, Path(tmp) / f"{name}.sqlite", questions, CONFIGS[name])
-            print(f"{name:24} {figures['current@1']:9.1f} {figures['current@6']:9.1f} "
-                  f"{figures['stale_above_current']:9.1f} {figures['history@6']:9.1f} "
-                  f"{figures['unchanged@1']:11.1f} {figures['p50_ms']:7.1f}")
-        if left is not None:
-            print(f"consolidation (scripted model, weekly): {left['edits']:.0f} edits applied; "
-                  f"changed facts with a stale statement left in MEMORY.md: "
-                  f"{left['stale_left']:.0f} of {left['changed_facts']:.0f}; replaced lines "
-                  f"missing from memory-history/: {left['lost']:.0f}; a second run over the "
-                  f"final files proposed {left['second_run_edits']:.0f} edit(s)")
+    for family in args.families.split(","):
+        with tempfile.TemporaryDirectory() as tmp:
+            run_family(Path(tmp), family, args.seed, args.configs.split(","))
     print(machine_report())
+
+
+def run_family(tmp: Path, family: str, seed: int, configs: list[str]) -> None:
+    ws = tmp / "ws"
+    questions, facts = build_facts(ws, seed, family)
+    kinds = {k: sum(q.kind == k for q in questions) for k in ("current", "history", "unchanged")}
+    print(f"== template family {family}: {len(questions)} questions ({kinds}), "
+          f"{len(list((ws / 'memory').glob('*.md')))} daily logs")
+    print(f"{'config':24} {'current@1':>9} {'current@6':>9} {'stale>cur':>9} {'no-now@1':>8} "
+          f"{'history@6':>9} {'unchanged@1':>11} {'p50 ms':>7}")
+    left = None
+    for name in configs:
+        if name.startswith("consolidated"):
+            copy = tmp / "consolidated"
+            if left is None:
+                shutil.copytree(ws, copy)
+                left = consolidate(copy, tmp / "consolidated.sqlite", facts, family)
+            figures = evaluate(copy, tmp / "consolidated.sqlite", questions,
+                               CONFIGS[name.removeprefix("consolidated").strip("+") or "default"])
+        else:
+            figures = evaluate(ws, tmp / f"{name}.sqlite", questions, CONFIGS[name])
+        print(f"{name:24} {figures['current@1']:9.1f} {figures['current@6']:9.1f} "
+              f"{figures['stale_above_current']:9.1f} {figures['plain@1']:8.1f} "
+              f"{figures['history@6']:9.1f} {figures['unchanged@1']:11.1f} "
+              f"{figures['p50_ms']:7.1f}")
+    if left is not None:
+        print(f"consolidation (scripted model, weekly): {left['edits']:.0f} edits applied; "
+              f"changed facts with a stale statement left in MEMORY.md: "
+              f"{left['stale_left']:.0f} of {left['changed_facts']:.0f}; replaced lines "
+              f"missing from memory-history/: {left['lost']:.0f}; a second run over the "
+              f"final files proposed {left['second_run_edits']:.0f} edit(s)")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,119 @@
+"""The knowledge-update benchmark's templates: two families of wordings.
+
+Each attribute: (values, the curated first statement, ways a daily log says it changed, the
+current-value question, the history question, a later restatement in other words). Family
+``a`` is the set the ranking was first built on; family ``b`` (other wordings, and the
+attributes ``a`` lacks: manager, job title, phone, a project's version and a reversed
+decision) was written to check that what helps on ``a`` is not about ``a``'s words.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Table = dict[str, tuple[Any, ...]]
+
+EN_A: Table = {
+    "home": (["Paris", "Berlin", "Lisbon", "Oslo", "Madrid", "Vienna", "Dublin", "Prague"],
+             "{s} lives in {v}.", ["{s} moved to {v}.", "{s} now lives in {v}.",
+                                   "{s} relocated to {v} this month."],
+             "Where does {s} live now?", "Where did {s} live before {v}?",
+             "{s}'s home is in {v}."),
+    "employer": (["Acme", "Globex", "Initech", "Umbrella", "Hooli", "Vandelay", "Stark", "Wayne"],
+                 "{s} works at {v}.", ["{s} started a new job at {v}.",
+                                       "{s} joined {v}.", "{s} now works at {v}."],
+                 "Where does {s} work now?", "Where did {s} work before {v}?",
+                 "{s} is employed by {v}."),
+    "car": (["a Toyota", "a Tesla", "a Volvo", "a Renault", "a Honda", "a Skoda"],
+            "{s} drives {v}.", ["{s} bought {v}.", "{s} switched to {v}.",
+                                "{s} now drives {v}."],
+            "What car does {s} drive now?", "What car did {s} drive before {v}?",
+            "{s}'s car is {v}."),
+    "diet": (["vegetarian", "vegan", "pescatarian", "gluten-free", "keto"],
+             "{s} is {v}.", ["{s} became {v}.", "{s} went {v} recently.",
+                             "{s} is now {v}."],
+             "What diet does {s} follow now?", "What diet did {s} follow before {v}?",
+             "{s} eats {v}."),
+}
+EN_PROJECT_A: Table = {
+    "deadline": (["12 March", "30 April", "15 May", "1 June", "20 July", "9 September"],
+                 "The {s} release is due on {v}.", ["The {s} deadline moved to {v}.",
+                                                   "{s} now ships on {v}."],
+                 "When is the {s} release due now?", "When was {s} due before {v}?",
+                 "{s} is scheduled for {v}."),
+    "database": (["PostgreSQL", "MySQL", "SQLite", "MongoDB", "Cassandra"],
+                 "{s} stores its data in {v}.", ["The team moved {s} to {v}.",
+                                                "{s} switched its database to {v}."],
+                 "Which database does {s} use now?", "Which database did {s} use before {v}?",
+                 "{s} runs on {v}."),
+}
+ZH_A: Table = {
+    "home": (["北京", "上海", "广州", "深圳", "杭州", "成都", "南京", "西安"],
+             "{s}住在{v}。", ["{s}搬到了{v}。", "{s}现在住在{v}。", "{s}这个月搬去了{v}。"],
+             "{s}现在住在哪里？", "{s}搬到{v}之前住在哪里？", "{s}的家在{v}。"),
+    "employer": (["华为", "腾讯", "阿里巴巴", "百度", "京东", "小米"],
+                 "{s}在{v}工作。", ["{s}跳槽去了{v}。", "{s}加入了{v}。", "{s}现在在{v}上班。"],
+                 "{s}现在在哪里工作？", "{s}去{v}之前在哪里工作？", "{s}的公司是{v}。"),
+    "diet": (["素食", "纯素", "无麸质饮食", "低碳水饮食"],
+             "{s}吃{v}。", ["{s}改吃{v}了。", "{s}最近开始{v}。", "{s}现在吃{v}。"],
+             "{s}现在吃什么饮食？", "{s}改吃{v}之前吃什么？", "{s}坚持{v}。"),
+}
+ZH_PROJECT_A: Table = {
+    "deadline": (["三月十二日", "四月三十日", "五月十五日", "六月一日", "七月二十日"],
+                 "{s}项目的截止日期是{v}。", ["{s}项目的截止日期改到了{v}。", "{s}项目推迟到{v}交付。"],
+                 "{s}项目现在什么时候截止？", "{s}项目改到{v}之前的截止日期是什么？",
+                 "{s}项目定在{v}完成。"),
+}
+
+EN_B: Table = {
+    "home": (["Porto", "Zurich", "Warsaw", "Athens", "Munich", "Seville", "Krakow", "Geneva"],
+             "{s} is based in {v}.", ["{s} has settled in {v}.", "{s} packed up and went to live in {v}.",
+                                      "{s}'s new address is in {v}."],
+             "Which city is {s} living in now?", "Which city was {s} living in before {v}?",
+             "{s} still calls {v} home."),
+    "manager": (["Priya", "Marcus", "Helen", "Tomasz", "Aiko", "Rafael"],
+                "{s} reports to {v}.", ["{s} got a new manager, {v}.", "{s}'s team lead is now {v}.",
+                                        "{s} was moved under {v}."],
+                "Who is {s}'s manager now?", "Who was {s}'s manager before {v}?",
+                "{v} manages {s}."),
+    "phone": (["an iPhone", "a Pixel", "a Galaxy", "a Fairphone", "a OnePlus"],
+              "{s} uses {v}.", ["{s} upgraded to {v}.", "{s} replaced the old phone with {v}."],
+              "What phone does {s} have now?", "What phone did {s} have before {v}?",
+              "{s} carries {v}."),
+    "role": (["backend engineer", "product manager", "data scientist", "designer", "team lead"],
+             "{s} is a {v}.", ["{s} was promoted to {v}.", "{s} changed roles and is a {v} these days."],
+             "What is {s}'s job title now?", "What was {s}'s job title before {v}?",
+             "{s} holds the {v} position."),
+}
+EN_PROJECT_B: Table = {
+    "version": (["2.1", "2.4", "3.0", "3.2", "4.0"],
+                "{s} is on version {v}.", ["{s} was upgraded to version {v}.", "We shipped {s} {v}."],
+                "Which version of {s} is live now?", "Which version of {s} was live before {v}?",
+                "{s} {v} is what runs in production."),
+    "decision": (["REST", "GraphQL", "gRPC"],
+                 "For {s} we decided to use {v} for the API.",
+                 ["We reversed the {s} API decision: {v} instead.",
+                  "{s}'s API will use {v} after all."],
+                 "Which API style does {s} use now?", "Which API style did {s} use before {v}?",
+                 "The {s} API is built on {v}."),
+}
+ZH_B: Table = {
+    "home": (["苏州", "天津", "重庆", "武汉", "厦门", "青岛"],
+             "{s}家住{v}。", ["{s}已经在{v}安家了。", "{s}举家迁往{v}。"],
+             "{s}如今住在哪个城市？", "{s}去{v}以前住在哪个城市？", "{s}仍然住在{v}。"),
+    "manager": (["老王", "小李", "陈经理", "赵总"],
+                "{s}的上级是{v}。", ["{s}换了领导，现在归{v}管。", "{s}的新主管是{v}。"],
+                "{s}目前的上级是谁？", "{s}在{v}之前的上级是谁？", "{v}负责管理{s}。"),
+}
+ZH_PROJECT_B: Table = {
+    "version": (["一点二版", "二点零版", "三点一版", "四点零版"],
+                "{s}系统用的是{v}。", ["{s}系统升级到了{v}。", "{s}系统更新成{v}了。"],
+                "{s}系统目前是哪个版本？", "{s}系统升级到{v}之前是哪个版本？", "{s}系统运行在{v}上。"),
+}
+
+
+#: family -> (English people, English projects, Chinese people, Chinese projects)
+FAMILIES: dict[str, tuple[Table, Table, Table, Table]] = {
+    "a": (EN_A, EN_PROJECT_A, ZH_A, ZH_PROJECT_A),
+    "b": (EN_B, EN_PROJECT_B, ZH_B, ZH_PROJECT_B),
+}

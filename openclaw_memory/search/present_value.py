@@ -201,10 +201,11 @@ def _answers(question: str, subject: set[str], lines: Sequence[str],
     # something else, however close its meaning ("吃纯素" to "住在哪里").
     other = np.array([bool(wanted) and bool(kinds) and not kinds & wanted for kinds in said])
     anchor = int(np.argmax(closeness + STEM_BONUS * shares - other))
+    if other[anchor]:  # every line is about something else: none answers
+        return [False] * len(lines)
     answers = (closeness >= ANSWER_SHARE * closeness[anchor]) | shares
     answers[anchor] = True
     answers &= ~other
-    answers[anchor] = True
     # One step further: a line close in meaning to an answer is one ("bought a Honda" to
     # "drives a Toyota"), unless its cue words say it is about something else.
     alike = (unit[1:] @ unit[1:][answers].T).max(axis=1)
@@ -229,7 +230,7 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
             if _mentions(line, subject)] if subject else []
     answers = _answers(question, subject, [line for _, line in pool], embed) if (
         len(pool) >= 2) else None
-    if answers is None:
+    if answers is None or not any(answers):
         return tuple(hits)
     day: dict[int, str] = {}
     for (k, line), answer in zip(pool, answers, strict=True):

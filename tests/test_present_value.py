@@ -1,0 +1,149 @@
+"""A question about how things are now gets the newest note that answers it first: the
+question's subject found by its names (or, in Chinese, its lead), a note answering when it is
+about the attribute asked for (in meaning, by a shared word stem, or by the attribute's cue
+words), never when its cue words say it is about something else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openclaw_memory import MemoryIndex
+from openclaw_memory.search.attributes import attributes_of
+from openclaw_memory.search.present_value import asks_now, asks_present, question_subject
+from openclaw_memory.search.recency import newer_first
+from openclaw_memory.types import HitExplanation, SearchHit
+
+
+def _hit(path: str, text: str, score: float) -> SearchHit:
+    return SearchHit(path, 1, 1, score, f"{text}\n\nSource: {path}#L1", "memory", f"{path}#L1",
+                     "id-" + path, HitExplanation(None, None, None, None, score))
+
+
+@pytest.fixture(scope="module")
+def embed() -> Any:
+    from openclaw_memory.config import EmbeddingSettings
+    from openclaw_memory.embeddings.factory import build_provider
+
+    return build_provider("local", EmbeddingSettings()).embed_documents
+
+
+def _workspace(root: Path, curated: str, logs: dict[str, str]) -> Path:
+    (root / "memory").mkdir(parents=True)
+    (root / "MEMORY.md").write_text(curated, encoding="utf-8")
+    for day, text in logs.items():
+        (root / "memory" / f"{day}.md").write_text(text, encoding="utf-8")
+    return root
+
+
+def test_a_move_noted_in_a_daily_log_outranks_the_curated_home_asked_with_or_without_now(
+        tmp_path: Path) -> None:
+    ws = _workspace(tmp_path / "ws", "# Facts\n\n- The user lives in Paris and works at Acme "
+                    "as a data engineer.\n- The user likes jazz.\n",
+                    {"2026-10-02": "- The user told me they moved to Berlin last month and now "
+                                   "work at Globex.\n- Lunch with Sam.\n"})
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
+        for question in ("Where does the user live?", "Where does the user live now?"):
+            hits = memory.search(question).results
+            assert hits[0].path == "memory/2026-10-02.md", question
+            assert hits[1].path == "MEMORY.md"
+            assert hits[1].superseded_by == hits[0].citation and hits[0].superseded_by is None
+        # Asked about the past, the scores' order stands and nothing is marked.
+        past = memory.search("Where did the user live before?").results
+        assert all(h.superseded_by is None for h in past)
+
+
+def test_a_chinese_question_finds_its_subject_by_its_lead_and_the_newer_move_first(
+        tmp_path: Path) -> None:
+    ws = _workspace(tmp_path / "ws", "# 事实\n\n- 王芳住在上海。\n- 王芳在腾讯工作。\n- 李强住在广州。\n",
+                    {"2026-03-01": "- 王芳搬到了北京。\n- 今天下雨。\n",
+                     "2026-04-01": "- 王芳最近开始吃素。\n- 看了预算。\n"})
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
+        hits = memory.search("王芳现在住在哪里？").results
+    assert hits[0].path == "memory/2026-03-01.md"
+    # The newer note on her diet is about something else: not an answer, not first.
+    assert [h.path for h in hits].index("MEMORY.md") == 1
+
+
+def test_a_newer_note_on_another_attribute_never_passes_the_fact_asked_about(embed: Any) -> None:
+    curated = _hit("MEMORY.md", "- Ada Park lives in Lisbon.\n- Ada Park works at Globex.", 0.5)
+    diet = _hit("memory/2025-02-17.md", "- Ada Park became keto.", 0.49)
+    car = _hit("memory/2025-04-05.md", "- Ada Park switched to a Skoda.", 0.45)
+    ranked = newer_first([curated, diet, car], "Where does Ada Park work now?", embed)
+    assert ranked[0].path == "MEMORY.md" and ranked[0].superseded_by is None
+    assert all(h.superseded_by is None for h in ranked)
+
+
+def test_a_change_worded_unlike_the_question_is_still_its_answer(embed: Any) -> None:
+    curated = _hit("MEMORY.md", "- Ada Park lives in Lisbon. (as of 2025-01-10)", 0.5)
+    other = _hit("memory/2025-02-01.md", "- Ada Park bought a Honda.", 0.48)
+    moved = _hit("memory/2025-03-10.md", "- Ada Park's new address is in Oslo.", 0.3)
+    ranked = newer_first([curated, other, moved], "Where does Ada Park live now?", embed)
+    assert [h.path for h in ranked][:2] == ["memory/2025-03-10.md", "MEMORY.md"]
+    assert ranked[1].superseded_by == "memory/2025-03-10.md#L1"
+    assert ranked[0].as_of == "2025-03-10" and ranked[1].as_of == "2025-01-10"
+
+
+def test_without_now_two_daily_logs_keep_their_order(embed: Any) -> None:
+    # A log records its day: only a curated answer yields to a newer log when the question
+    # does not say "now" (conversation logs name their speakers on every line).
+    old = _hit("memory/2025-01-05.md", "- Ada Park moved to Lisbon.", 0.6)
+    new = _hit("memory/2025-03-05.md", "- Ada Park moved to Oslo.", 0.5)
+    ranked = newer_first([old, new], "Where does Ada Park live?", embed)
+    assert [h.path for h in ranked] == [old.path, new.path]
+    assert all(h.superseded_by is None for h in ranked)
+    ranked = newer_first([old, new], "Where does Ada Park live now?", embed)
+    assert [h.path for h in ranked] == [new.path, old.path]
+
+
+def test_the_subject_is_the_questions_names_or_its_chinese_lead() -> None:
+    assert question_subject("Where does Ada Park live now?", []) == {"ada", "park"}
+    assert question_subject("Who is Chloe Martin's manager now?", []) == {"chloe", "martin"}
+    # An acronym is part of the question, not whom it is about, unless nothing else is named.
+    assert question_subject("Which API style does Plover use now?", []) == {"plover"}
+    assert question_subject("What is the API now?", []) == {"api"}
+    assert question_subject("王芳现在住在哪里？", ["王芳搬到了北京。", "王芳住在上海。", "刘洋现在住在北京。"]
+                            ) == {"王芳"}
+    # Named nowhere: the words most cited lines share.
+    assert question_subject("Where does my sister live now?",
+                            ["- my sister lives in Rome", "- my sister moved to Milan",
+                             "- we live near the sea"]) == {"sister"}
+
+
+def test_questions_about_now_and_the_present_tense_are_told_from_the_past() -> None:
+    assert asks_now("Where does Ada live now?") and asks_now("王芳现在住在哪里？")
+    assert not asks_now("现在" + "我们聊了很多事情，" * 20)  # a pasted dialogue is no question
+    assert asks_present("Where does the user live?") and asks_present("Who is Ada's manager?")
+    assert asks_present("王芳住在哪里？")
+    for past in ("Where did she live before Berlin?", "What did Caroline research?",
+                 "王芳搬到西安之前住在哪里？", "The user lives in Paris."):
+        assert not asks_present(past), past
+
+
+@pytest.mark.parametrize(("text", "attribute"), [
+    ("moved to Berlin", "home"), ("her new address is in Porto", "home"), ("搬到了北京", "home"),
+    ("started a new job at Acme", "work"), ("跳槽去了百度", "work"),
+    ("reports to Priya", "manager"), ("新主管是老王", "manager"),
+    ("now drives a Skoda", "vehicle"), ("became vegan", "diet"), ("改吃纯素了", "diet"),
+    ("the deadline moved to 1 June", "schedule"), ("is on version 3.0", "version"),
+    ("switched its database to MySQL", "technology"), ("got married", "family"),
+])
+def test_cue_words_name_the_attribute_in_english_and_chinese(text: str, attribute: str) -> None:
+    assert attribute in attributes_of(text)
+
+
+def test_generic_change_verbs_name_no_attribute() -> None:
+    for text in ("switched to a Renault", "bought a Honda", "upgraded to a Galaxy"):
+        assert attributes_of(text) == frozenset(), text
+
+
+def test_when_every_note_on_the_subject_is_about_something_else_the_order_stands(
+        embed: Any) -> None:
+    curated = _hit("MEMORY.md", "- Ada Park works at Globex.\n- Ada Park drives a Toyota.", 0.5)
+    diet = _hit("memory/2025-02-17.md", "- Ada Park became keto.", 0.45)
+    job = _hit("memory/2025-03-01.md", "- Ada Park joined Hooli.", 0.4)
+    ranked = newer_first([curated, diet, job], "Where does Ada Park live now?", embed)
+    assert [h.path for h in ranked] == [curated.path, diet.path, job.path]
+    assert all(h.superseded_by is None for h in ranked)

@@ -271,14 +271,16 @@ class SearchSettings(_Frozen):
     citations: Literal["auto", "on", "off"] = Field(
         "auto", description="auto: cite in direct chats, not in group/channel chats.")
     newer_first: bool = Field(
-        True, description="Of hits about one subject, the newer fact first. A question asking "
-        "for the present value ('now', 'currently', '现在'): the hits whose cited line answers "
-        "it (about its subject, close in meaning once the subject's name is left out) come "
-        "first, newest first, an undated curated line counting as the oldest; the older ones "
-        "are marked superseded_by the newest. Other questions: of a dated curated fact and a "
-        "newer dated note saying something else about its subject, the newer ranks first. "
-        "Only returned hits are reordered (benchmarks/knowledge_update.py measures it against "
-        "score order).")
+        True, description="The newer fact first. A question about how things are ('Where "
+        "does Ada live?'): of the hits' cited lines naming its subject, those about the "
+        "attribute asked (close in meaning, a shared word stem, or the attribute's cue words; "
+        "never a line whose cue words name another attribute) answer it, an undated curated "
+        "line counting as the oldest. With 'now' ('currently', '现在') the answers come first, "
+        "newest first; without it only a curated answer yields to the newest dated one. The "
+        "older answers are marked superseded_by the newest. Questions about the past: of a "
+        "dated curated fact and a newer dated note saying something else about its subject, "
+        "the newer ranks first. Only returned hits are reordered "
+        "(benchmarks/knowledge_update.py measures it against score order).")
     get_max_chars: int = Field(
         16_000, ge=100, le=10_000_000, description="The most text one get / memory_get returns "
         "(whole lines while they fit); past it the answer is marked truncated and says which "

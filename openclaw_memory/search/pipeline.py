@@ -34,7 +34,7 @@ from openclaw_memory.search.keywords import candidate_query, keyword_candidates
 from openclaw_memory.search.querylimits import bound_query
 from openclaw_memory.search.querylines import best_line_cosines, blend, query_lines
 from openclaw_memory.search.ranking import Candidate, decay_multiplier, evidence, fuse, mmr_order
-from openclaw_memory.search.recency import newer_first
+from openclaw_memory.search.recency import LOOKAHEAD, looks_wider, newer_first
 from openclaw_memory.search.request import SearchRequest
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.search.translation import QueryTranslation, present, translate_query
@@ -431,10 +431,17 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     kept_keys = {c.key for c in passing} | rescued
     kept = [c for c in fused if c.key in kept_keys]
     hits = build_hits(kept, scores, rows, request, settings, rescued)
+    if settings.newer_first and looks_wider(request.query):
+        # A question about how things are looks further, so that a newer answer just past
+        # the first k is found; what newer_first does not move up is cut back to k. The
+        # first k stay as built: further chunks would fold into their passages.
+        further = build_hits(kept, scores, rows, replace(
+            request, max_results=request.max_results * LOOKAHEAD), settings, rescued)
+        hits = (*hits, *further[len(hits):])
     # Every hit is dated; reordering newer first is opt-in (search.newer_first).
     hits = newer_first(hits, request.query,
                        None if provider is None or mode != "hybrid" else provider.embed_documents,
-                       reorder=settings.newer_first)
+                       reorder=settings.newer_first)[:request.max_results]
     hits = within_budget(hits, settings.max_injected_chars, notes)
     best = scores[fused[0].key] if fused else None
     if not hits and not any(n.startswith("nothing relevant") for n in notes):

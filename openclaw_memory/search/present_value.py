@@ -40,7 +40,7 @@ from openclaw_memory.search.attributes import attributes_of
 from openclaw_memory.search.textsearch import STOP_WORDS, keyword_terms
 from openclaw_memory.types import SearchHit
 
-__all__ = ["ANSWER_SHARE", "SAME_ATTRIBUTE", "asks_now", "asks_present", "present_value_first",
+__all__ = ["ANSWER_SHARE", "SAME_ATTRIBUTE", "asks_now", "asks_present", "curated", "present_value_first",
            "question_subject"]
 
 Embed = Callable[[list[str]], Any]
@@ -144,7 +144,11 @@ def _shared_subject(question: str, lines: Sequence[str]) -> set[str]:
 def question_subject(question: str, lines: Sequence[str]) -> set[str]:
     """Whom or what the question is about, as terms: its names, else (CJK) its lead, else
     the question's words that most of the cited lines share."""
-    return _names(question) or _cjk_subject(question, lines) or _shared_subject(question, lines)
+    if _CJK_LEAD.match(question.strip()):
+        # Shared words of CJK lines are the question's own template ("现在住在"), not whom
+        # it is about: a lead no two lines hold is no subject.
+        return _cjk_subject(question, lines)
+    return _names(question) or _shared_subject(question, lines)
 
 
 def _mentions(line: str, subject: set[str]) -> bool:
@@ -172,7 +176,7 @@ def _stems(text: str, subject: set[str]) -> set[str]:
     return stems | {c for c in _CJK.findall(plain) if c not in named and c not in _CJK_FUNCTION}
 
 
-def _curated(hit: SearchHit) -> bool:
+def curated(hit: SearchHit) -> bool:
     """A note of ``MEMORY.md`` or an evergreen file (not a daily log, not a transcript)."""
     return hit.source == "memory" and dated_name(hit.path) is None
 
@@ -240,7 +244,7 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     top = newest[0]
     older = [k for k in newest[1:] if day[k] < day[top]]
     if curated_only:
-        older = [k for k in older if _curated(hits[k])]
+        older = [k for k in older if curated(hits[k])]
         order = list(range(len(hits)))
         if older and top > min(older):  # the newest answer moves right above the first
             order.remove(top)

@@ -32,11 +32,12 @@ import numpy as np
 
 from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.files.workspace import dated_name, valid_date
-from openclaw_memory.search.present_value import asks_now, asks_present, present_value_first
+from openclaw_memory.search.present_value import asks_now, asks_present, curated, present_value_first
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.types import SearchHit
 
-__all__ = ["SAME_MEANING", "SAME_WORDS", "as_of", "fact_line", "newer_first"]
+__all__ = ["LOOKAHEAD", "SAME_MEANING", "SAME_WORDS", "as_of", "fact_line", "looks_wider",
+           "newer_first"]
 
 #: Share of the shorter fact line's content words, the question's aside (a name shared by
 #: every fact about a person says nothing of which fact), two lines must share.
@@ -90,7 +91,10 @@ def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = 
              for hit, line in zip(hits, lines, strict=True)]
     if not reorder or any(hit.explanation.date_match for hit in dated):
         return tuple(dated)  # (or the question names the time it asks about: that one)
-    if embed is not None and (now or (reorder and asks_present(question))):
+    # Without "now" only a curated answer can yield: no curated hit, nothing to reorder
+    # (conversation logs cost nothing).
+    if embed is not None and (now or (reorder and asks_present(question)
+                                      and any(map(curated, dated)))):
         return present_value_first(dated, question, [_cited_lines(h) for h in dated], embed,
                                    _line_day, curated_only=not now)
     words = [_words(line) for line in lines]
@@ -112,6 +116,17 @@ def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = 
             order.pop(at_new)
             order.insert(at_old, j)
     return tuple(replace(dated[k], superseded_by=superseded.get(k)) for k in order)
+
+
+def looks_wider(question: str) -> bool:
+    """Whether ``question`` asks how things are: such a question looks at
+    :data:`LOOKAHEAD` times as many hits, so that a newer answer just past the first k is
+    found (benchmarks/knowledge_update.py: current@1 88 -> 94 on its first template family)."""
+    return asks_now(question) or asks_present(question)
+
+
+#: How many times ``max_results`` hits a question about how things are looks at.
+LOOKAHEAD = 3
 
 
 def _line_day(hit: SearchHit, line: str) -> str | None:

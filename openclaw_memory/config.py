@@ -279,7 +279,8 @@ class SearchSettings(_Frozen):
         "newest first; without it only a curated answer yields to the newest dated one. The "
         "older answers are marked superseded_by the newest. Questions about the past: of a "
         "dated curated fact and a newer dated note saying something else about its subject, "
-        "the newer ranks first. Only returned hits are reordered "
+        "the newer ranks first. A question about how things are looks at three times as many "
+        "hits, so that a newer answer just past the first ones is found "
         "(benchmarks/knowledge_update.py measures it against score order).")
     get_max_chars: int = Field(
         16_000, ge=100, le=10_000_000, description="The most text one get / memory_get returns "

@@ -147,3 +147,21 @@ def test_when_every_note_on_the_subject_is_about_something_else_the_order_stands
     ranked = newer_first([curated, diet, job], "Where does Ada Park live now?", embed)
     assert [h.path for h in ranked] == [curated.path, diet.path, job.path]
     assert all(h.superseded_by is None for h in ranked)
+
+
+def test_a_newer_answer_just_past_the_first_hits_is_found(tmp_path: Path) -> None:
+    kin = ["brother Ben", "sister Cara", "cousin Dan", "aunt Eve", "uncle Finn", "niece Gia",
+           "nephew Hal", "friend Ivy"]
+    logs = {f"2025-02-{n + 1:02d}": f"- Ada Park's {who} lives in Rome, where Ada Park lived "
+            "as a child.\n" for n, who in enumerate(kin)}
+    logs["2025-03-10"] = "- Ada Park relocated to Oslo this month.\n"
+    ws = _workspace(tmp_path / "ws", "# Facts\n\n- Ada Park lives in Lisbon.\n", logs)
+    question = "Where does Ada Park live now?"
+    with MemoryIndex.open(ws, index_path=tmp_path / "s.sqlite",
+                          search={"newer_first": False}) as memory:
+        scored = [h.path for h in memory.search(question, max_results=20).results]
+    assert scored.index("memory/2025-03-10.md") >= 6  # past the first six by score
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
+        hits = memory.search(question, max_results=6).results
+    assert len(hits) == 6 and hits[0].path == "memory/2025-03-10.md"
+    assert all(h.superseded_by == hits[0].citation for h in hits[1:])

@@ -1,10 +1,12 @@
-"""The knowledge-update benchmark's templates: two families of wordings.
+"""The knowledge-update benchmark's templates: three families of wordings.
 
 Each attribute: (values, the curated first statement, ways a daily log says it changed, the
 current-value question, the history question, a later restatement in other words). Family
 ``a`` is the set the ranking was first built on; family ``b`` (other wordings, and the
 attributes ``a`` lacks: manager, job title, phone, a project's version and a reversed
-decision) was written to check that what helps on ``a`` is not about ``a``'s words.
+decision) was written to check that what helps on ``a`` is not about ``a``'s words (the cue
+words of search/attributes.py were then written with both in view); family ``c`` was written
+after them and never tuned on.
 """
 
 from __future__ import annotations
@@ -112,8 +114,56 @@ ZH_PROJECT_B: Table = {
 }
 
 
+# Family c: written after the ranking's cue words, as a last check (never tuned on).
+EN_C: Table = {
+    "home": (["Toronto", "Lyon", "Bergen", "Valencia", "Graz", "Cork"],
+             "{s} has an apartment in {v}.", ["{s} just finished moving into a place in {v}.",
+                                              "{s} told me the family is in {v} now."],
+             "What city does {s} call home now?", "What city did {s} call home before {v}?",
+             "{s}'s place is in {v}."),
+    "employer": (["Northwind", "Contoso", "Fabrikam", "Tailspin", "Litware"],
+                 "{s} is on the payroll at {v}.", ["{s} accepted an offer from {v}.",
+                                                  "{s} is with {v} since Monday."],
+                 "Which company is {s} at now?", "Which company was {s} at before {v}?",
+                 "{s} earns a living at {v}."),
+    "partner": (["Sam", "Alex", "Jordan", "Robin", "Morgan"],
+                "{s} is dating {v}.", ["{s} and {v} got engaged.", "{s} is seeing {v} these days."],
+                "Who is {s}'s partner now?", "Who was {s}'s partner before {v}?",
+                "{s} and {v} are together."),
+    "pet": (["a beagle", "a tabby cat", "a parrot", "a rabbit"],
+            "{s} has {v}.", ["{s} adopted {v}.", "{s} brought home {v} from the shelter."],
+            "What pet does {s} have now?", "What pet did {s} have before {v}?",
+            "{s} walks {v} every morning."),
+}
+EN_PROJECT_C: Table = {
+    "owner": (["the payments team", "the platform team", "the mobile team", "the data team"],
+              "{s} is owned by {v}.", ["{s} was handed over to {v}.",
+                                       "Ownership of {s} passed to {v}."],
+              "Which team owns {s} now?", "Which team owned {s} before {v}?",
+              "{v} looks after {s}."),
+    "cloud": (["AWS", "Azure", "GCP", "Hetzner"],
+              "{s} is hosted on {v}.", ["{s} was migrated to {v}.", "We moved {s} over to {v}."],
+              "Where is {s} hosted now?", "Where was {s} hosted before {v}?",
+              "{s} runs in {v}."),
+}
+ZH_C: Table = {
+    "employer": (["美团", "字节跳动", "网易", "携程"],
+                 "{s}在{v}上班。", ["{s}拿到了{v}的offer，已经入职。", "{s}换工作去了{v}。"],
+                 "{s}现在在哪家公司？", "{s}去{v}之前在哪家公司？", "{s}目前就职于{v}。"),
+    "pet": (["一只柯基", "一只橘猫", "一只鹦鹉"],
+            "{s}养了{v}。", ["{s}最近领养了{v}。", "{s}家里新来了{v}。"],
+            "{s}现在养的是什么宠物？", "{s}养{v}之前养的是什么？", "{s}每天遛{v}。"),
+}
+ZH_PROJECT_C: Table = {
+    "owner": (["支付组", "平台组", "数据组"],
+              "{s}由{v}负责。", ["{s}交给了{v}。", "{s}现在归{v}维护。"],
+              "{s}现在由哪个组负责？", "{s}交给{v}之前由哪个组负责？", "{v}在维护{s}。"),
+}
+
+
 #: family -> (English people, English projects, Chinese people, Chinese projects)
 FAMILIES: dict[str, tuple[Table, Table, Table, Table]] = {
     "a": (EN_A, EN_PROJECT_A, ZH_A, ZH_PROJECT_A),
     "b": (EN_B, EN_PROJECT_B, ZH_B, ZH_PROJECT_B),
+    "c": (EN_C, EN_PROJECT_C, ZH_C, ZH_PROJECT_C),
 }

@@ -250,8 +250,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--configs", default="default,score-order,keyword-only,consolidated,"
                                              "consolidated+score-order")
-    parser.add_argument("--families", default="a,b", help="template families (a: the set the "
-                        "ranking was built on; b: other wordings and attributes)")
+    parser.add_argument("--families", default="a,b,c", help="template families (a: the set "
+                        "the ranking was built on; b: other wordings and attributes; c: written "
+                        "after the ranking's cue words, never tuned on)")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     print(machine_report())

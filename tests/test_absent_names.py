@@ -23,6 +23,10 @@ NOTES = ("# 2026-03-02\n\n- Nate watches basketball every weekend with his broth
     ("When did I meet Tim at Google on Monday?", ["tim", "google"]),
     ("Is the TV in the living room?", []),
     ("What does she like?", []),
+    ("王芳现在住在哪里？", ["王芳"]),
+    ("张伟喜欢什么运动？", ["张伟"]),
+    ("周末我们去哪里了？", []),  # 周 begins 周末 (weekend) as often as a name
+    ("我们上次聊了什么？", []),
 ])
 def test_the_names_of_a_question_are_its_capitalised_words_past_the_first(
         question: str, names: list[str]) -> None:
@@ -64,3 +68,19 @@ def test_one_name_in_the_notes_is_enough_and_the_check_can_be_turned_off(
                           search={"absent_name_check": False}) as off:
         off.sync()
         assert off.search("What sports does Paola watch?").results
+
+
+def test_a_chinese_question_about_someone_absent_gets_nothing_relevant_even_beside_english_notes(
+        tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    # English notes beside the Chinese ones: the question's words translate, and still a
+    # Chinese name is looked for as written (its English form would be its pinyin).
+    (ws / "MEMORY.md").write_text("- 王芳住在上海，每周末打羽毛球。\n- Ada Park lives in Lisbon "
+                                  "and likes sports, badminton most.\n", encoding="utf-8")
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
+        absent = memory.search("张伟喜欢什么运动？")
+        present = memory.search("王芳喜欢什么运动？")
+    assert absent.results == ()
+    assert any("张伟 appears nowhere in memory" in note for note in absent.notes)
+    assert present.results and present.results[0].path == "MEMORY.md"

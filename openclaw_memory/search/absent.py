@@ -13,8 +13,9 @@ Only a question or a keyword query is read this way (:func:`asks_about`): a stat
 pasted dialogue names people and things a note about the same event may not. Names are read
 from the question's Latin-script words: capitalised words past the first of
 a sentence (the first too when it is possessive, "Paola's ..."), other than common words,
-month and weekday names and "I". Scripts without capitals (Chinese, Japanese) carry no such
-signal, and their questions are left as they are.
+month and weekday names and "I". Chinese has no capitals: a Chinese question that begins with
+a common surname and another character ("王芳现在住在哪里") names that person; other
+questions in scripts without capitals (Japanese) are left as they are.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from openclaw_memory.errors import IndexCorruptError, StoreError
 from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.textsearch import STOP_WORDS
 
-__all__ = ["absent_names", "asks_about", "question_names"]
+__all__ = ["absent_names", "asks_about", "chinese_names", "question_names"]
 
 _APOSTROPHES = "'\u2019"
 _WORD = re.compile(rf"[^\W\d_][\w{_APOSTROPHES}-]*", re.UNICODE)
@@ -55,8 +56,31 @@ def asks_about(text: str) -> bool:
             or len(line.split()) <= _KEYWORD_QUERY_WORDS)
 
 
+#: Common Chinese surnames that seldom begin an ordinary word (周 as in 周末, 何 as in 何时,
+#: 谢 as in 谢谢, 曾 as in 曾经 and the like are left out): a question that begins with one
+#: of these and another character most likely names a person ("王芳现在住在哪里").
+_SURNAMES = frozenset("王李张刘陈杨黄赵吴徐孙朱胡郭林罗郑梁宋唐韩冯邓曹彭肖董袁潘蒋蔡杜叶魏吕"
+                      "沈姚卢姜崔谭汪廖贾韦邹孟秦邱薛闫侯郝龚邵覃")
+_CJK_LEAD = re.compile(r"^[\s\W]*([\u4e00-\u9fff]{2})")
+
+
+def _chinese_name(question: str) -> list[str]:
+    """The person a Chinese question begins with (surname and first given character), if any:
+    Chinese has no capitals, and a question names its topic first."""
+    lead = _CJK_LEAD.match(question)
+    return [lead.group(1)] if lead and lead.group(1)[0] in _SURNAMES else []
+
+
+def chinese_names(names: Sequence[str]) -> bool:
+    """Whether ``names`` (of :func:`question_names`) are a Chinese question's."""
+    return bool(names) and all(_CJK_LEAD.match(n) for n in names)
+
+
 def question_names(question: str) -> list[str]:
-    """The capitalised names of ``question``, lower-cased, in order, each once."""
+    """The capitalised names of ``question``, lower-cased, in order, each once; for a Chinese
+    question, the person it begins with."""
+    if _CJK_LEAD.match(question):
+        return _chinese_name(question)
     names: list[str] = []
     start = True
     for match in _WORD.finditer(question):
@@ -80,10 +104,12 @@ def absent_names(store: SearchBackend, names: Sequence[str]) -> tuple[str, ...]:
     say: a failing count must not close the gate)."""
     if not names:
         return ()
+    # A CJK name is looked up as the keyword side spells a CJK pair ("王 芳").
+    terms = {n: " ".join(n) if _CJK_LEAD.match(n) else n for n in names}
     try:
-        _, containing = store.term_statistics(list(names))
+        _, containing = store.term_statistics(list(terms.values()))
     except IndexCorruptError:
         raise
     except StoreError:
         return ()
-    return tuple(n for n in names if containing.get(n, 0) == 0)
+    return tuple(n for n, term in terms.items() if containing.get(term, 0) == 0)

@@ -18,7 +18,7 @@ from openclaw_memory.config import SearchSettings
 from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.errors import EmbeddingError, IndexCorruptError, StoreError
 from openclaw_memory.files.workspace import is_daily
-from openclaw_memory.search.absent import absent_names, asks_about, question_names
+from openclaw_memory.search.absent import absent_names, asks_about, chinese_names, question_names
 from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.coverage import coverages
 from openclaw_memory.search.dateforms import spell_dates
@@ -297,10 +297,13 @@ def _line_cosines(store: SearchBackend, provider: EmbeddingProvider | None,
 def _absent(store: SearchBackend, request: SearchRequest,
             settings: SearchSettings) -> tuple[str, ...]:
     """The names the question gives, when none of them occurs in memory (else ())."""
-    if (not settings.absent_name_check or request.min_score is not None
-            or request.translation is not None):  # memory writes in the other language
+    if not settings.absent_name_check or request.min_score is not None:
         return ()
     names = question_names(request.query) if asks_about(request.query) else []
+    # Where memory writes in the other language a name may read otherwise there; not a
+    # Chinese name: its other form is its pinyin, which no translation gives.
+    if request.translation is not None and not chinese_names(names):
+        return ()
     missing = absent_names(store, names)
     return missing if names and len(missing) == len(names) else ()
 

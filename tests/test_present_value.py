@@ -86,16 +86,21 @@ def test_a_change_worded_unlike_the_question_is_still_its_answer(embed: Any) -> 
     assert ranked[0].as_of == "2025-03-10" and ranked[1].as_of == "2025-01-10"
 
 
-def test_without_now_two_daily_logs_keep_their_order(embed: Any) -> None:
-    # A log records its day: only a curated answer yields to a newer log when the question
-    # does not say "now" (conversation logs name their speakers on every line).
+def test_without_now_conversation_logs_keep_their_order_and_notes_of_facts_do_not(
+        embed: Any) -> None:
+    # A conversation log names its speakers on every line: without "now" only a curated
+    # answer yields there. Notes of facts are ordered newest first either way.
+    said_old = _hit("memory/2025-01-05.md", "- [D1:3] Ada Park: I moved to Lisbon last week!", 0.6)
+    said_new = _hit("memory/2025-03-05.md", "- [D7:2] Ada Park: We moved to Oslo in March.", 0.5)
+    ranked = newer_first([said_old, said_new], "Where does Ada Park live?", embed)
+    assert [h.path for h in ranked] == [said_old.path, said_new.path]
+    assert all(h.superseded_by is None for h in ranked)
     old = _hit("memory/2025-01-05.md", "- Ada Park moved to Lisbon.", 0.6)
     new = _hit("memory/2025-03-05.md", "- Ada Park moved to Oslo.", 0.5)
-    ranked = newer_first([old, new], "Where does Ada Park live?", embed)
-    assert [h.path for h in ranked] == [old.path, new.path]
-    assert all(h.superseded_by is None for h in ranked)
-    ranked = newer_first([old, new], "Where does Ada Park live now?", embed)
-    assert [h.path for h in ranked] == [new.path, old.path]
+    for question in ("Where does Ada Park live?", "Where does Ada Park live now?"):
+        ranked = newer_first([old, new], question, embed)
+        assert [h.path for h in ranked] == [new.path, old.path], question
+        assert ranked[1].superseded_by == new.citation
 
 
 def test_the_subject_is_the_questions_names_or_its_chinese_lead() -> None:

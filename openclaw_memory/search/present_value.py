@@ -82,6 +82,8 @@ _PAST = re.compile(r"(?i)\b(?:did|was|were|had|used to|before|previously|formerl
 #: A question in the present tense: a question word, then a present form of be/do/have.
 _PRESENT = re.compile(r"(?i)^\W*(?:where|what|which|who|whom|whose|how|when|is|are|does|do|has|"
                       r"have)\b.*\b(?:is|are|does|do|has|have)\b|['\u2019]s\b")
+#: A line of a conversation: "- [D9:10] Nate: I love fantasy movies", "Bart: ...".
+_SPOKEN = re.compile(r"^\W*(?:\[[^\]]*\]\s*)?[^\W\d_][\w .'-]{0,40}:\s")
 _CJK_QUESTION = re.compile(r"哪|什么|谁|吗|几|多少|怎么|[\uff1f?]")
 
 
@@ -225,13 +227,19 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     subject (nothing to choose between) or the embedder fails. ``cited``: each hit's cited
     lines; ``date_of``: the ISO day a hit's line was learned, or None.
 
-    ``curated_only`` (a question in the present tense that does not say "now"): only an
-    answer from a curated file (not a daily log) yields, to the newest dated answer, which
-    moves right above it; daily logs keep their order (a log records its day, and a
-    conversation log names its speakers on every line)."""
+    ``curated_only`` (a question in the present tense that does not say "now"): where the
+    subject's lines are a conversation's ("Nate: ..."), only an answer from a curated file
+    yields, to the newest dated answer, which moves right above it, and the logs keep their
+    order (a conversation log names its speakers on every line: LoCoMo dev recall@1 63.1 ->
+    49.9 when they were ordered newest first); notes of facts are ordered as with "now"."""
     subject = question_subject(question, [line for lines in cited for line in lines])
     pool = [(k, line) for k, lines in enumerate(cited) for line in lines
             if _mentions(line, subject)] if subject else []
+    if curated_only and any(_SPOKEN.match(line) for _, line in pool):
+        if not any(map(curated, hits)):
+            return tuple(hits)  # a conversation's logs alone: nothing may move
+    else:
+        curated_only = False  # notes of facts, not what someone said: the newest first
     answers = _answers(question, subject, [line for _, line in pool], embed) if (
         len(pool) >= 2) else None
     if answers is None or not any(answers):

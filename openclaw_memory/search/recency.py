@@ -32,7 +32,7 @@ import numpy as np
 
 from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.files.workspace import dated_name, valid_date
-from openclaw_memory.search.present_value import asks_now, asks_present, curated, present_value_first
+from openclaw_memory.search.present_value import asks_now, asks_present, present_value_first
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.types import SearchHit
 
@@ -91,10 +91,7 @@ def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = 
              for hit, line in zip(hits, lines, strict=True)]
     if not reorder or any(hit.explanation.date_match for hit in dated):
         return tuple(dated)  # (or the question names the time it asks about: that one)
-    # Without "now" only a curated answer can yield: no curated hit, nothing to reorder
-    # (conversation logs cost nothing).
-    if embed is not None and (now or (reorder and asks_present(question)
-                                      and any(map(curated, dated)))):
+    if embed is not None and (now or (reorder and asks_present(question))):
         return present_value_first(dated, question, [_cited_lines(h) for h in dated], embed,
                                    _line_day, curated_only=not now)
     words = [_words(line) for line in lines]

@@ -434,7 +434,7 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     kept_keys = {c.key for c in passing} | rescued
     kept = [c for c in fused if c.key in kept_keys]
     hits = build_hits(kept, scores, rows, request, settings, rescued)
-    if settings.newer_first and looks_wider(request.query):
+    if settings.newer_first and looks_wider(request.query, hits):
         # A question about how things are looks further, so that a newer answer just past
         # the first k is found; what newer_first does not move up is cut back to k. The
         # first k stay as built: further chunks would fold into their passages.

@@ -40,7 +40,8 @@ from openclaw_memory.search.attributes import attributes_of
 from openclaw_memory.search.textsearch import STOP_WORDS, keyword_terms
 from openclaw_memory.types import SearchHit
 
-__all__ = ["ANSWER_SHARE", "SAME_ATTRIBUTE", "asks_now", "asks_present", "curated", "present_value_first",
+__all__ = ["ANSWER_SHARE", "SAME_ATTRIBUTE", "asks_now", "asks_present", "conversation_only",
+           "curated", "present_value_first",
            "question_subject"]
 
 Embed = Callable[[list[str]], Any]
@@ -219,6 +220,25 @@ def _answers(question: str, subject: set[str], lines: Sequence[str],
     return [bool(a) for a in answers]
 
 
+def _pool(question: str, cited: Sequence[list[str]],
+          ) -> tuple[set[str], list[tuple[int, str]]]:
+    """The question's subject, and (hit index, line) of the cited lines that name it."""
+    subject = question_subject(question, [line for lines in cited for line in lines])
+    return subject, [(k, line) for k, lines in enumerate(cited) for line in lines
+                     if _mentions(line, subject)] if subject else []
+
+
+def _spoken(pool: Sequence[tuple[int, str]]) -> bool:
+    return any(_SPOKEN.match(line) for _, line in pool)
+
+
+def conversation_only(question: str, cited: Sequence[list[str]],
+                      hits: Sequence[SearchHit]) -> bool:
+    """Whether the lines naming the question's subject are a conversation's and no hit is
+    curated: a question without "now" then keeps its order (nothing may move)."""
+    return _spoken(_pool(question, cited)[1]) and not any(map(curated, hits))
+
+
 def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequence[list[str]],
                         embed: Embed, date_of: DateOf, *, curated_only: bool = False,
                         ) -> tuple[SearchHit, ...]:
@@ -232,10 +252,8 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     yields, to the newest dated answer, which moves right above it, and the logs keep their
     order (a conversation log names its speakers on every line: LoCoMo dev recall@1 63.1 ->
     49.9 when they were ordered newest first); notes of facts are ordered as with "now"."""
-    subject = question_subject(question, [line for lines in cited for line in lines])
-    pool = [(k, line) for k, lines in enumerate(cited) for line in lines
-            if _mentions(line, subject)] if subject else []
-    if curated_only and any(_SPOKEN.match(line) for _, line in pool):
+    subject, pool = _pool(question, cited)
+    if curated_only and _spoken(pool):
         if not any(map(curated, hits)):
             return tuple(hits)  # a conversation's logs alone: nothing may move
     else:

@@ -32,7 +32,12 @@ import numpy as np
 
 from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.files.workspace import dated_name, valid_date
-from openclaw_memory.search.present_value import asks_now, asks_present, present_value_first
+from openclaw_memory.search.present_value import (
+    asks_now,
+    asks_present,
+    conversation_only,
+    present_value_first,
+)
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.types import SearchHit
 
@@ -115,11 +120,15 @@ def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = 
     return tuple(replace(dated[k], superseded_by=superseded.get(k)) for k in order)
 
 
-def looks_wider(question: str) -> bool:
-    """Whether ``question`` asks how things are: such a question looks at
-    :data:`LOOKAHEAD` times as many hits, so that a newer answer just past the first k is
-    found (benchmarks/knowledge_update.py: current@1 88 -> 94 on its first template family)."""
-    return asks_now(question) or asks_present(question)
+def looks_wider(question: str, hits: Sequence[SearchHit]) -> bool:
+    """Whether ``question``, with these first ``hits``, should look at :data:`LOOKAHEAD`
+    times as many, so that a newer answer just past them is found (benchmarks/
+    knowledge_update.py: current@1 88 -> 94 on its first template family): it asks how things
+    are, and (without "now") is not about a conversation's logs alone, where nothing moves."""
+    if asks_now(question):
+        return True
+    return asks_present(question) and not conversation_only(
+        question, [_cited_lines(h) for h in hits], hits)
 
 
 #: How many times ``max_results`` hits a question about how things are looks at.

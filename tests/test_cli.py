@@ -169,3 +169,20 @@ def test_version_and_write_from_standard_input(cli, workspace: Path) -> None:  #
     data = json.loads(wrote.stdout)
     assert data["written"] and data["citation"].endswith("#L1")
     assert "- A note from a pipe." in (workspace / data["path"]).read_text()
+
+
+def test_search_shows_when_each_fact_was_learned_and_which_a_newer_one_replaces(
+        tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("- The user lives in Paris and works at Acme.\n",
+                                  encoding="utf-8")
+    (ws / "memory" / "2026-10-02.md").write_text("- The user told me they moved to Berlin.\n",
+                                                 encoding="utf-8")
+    out = run("--workspace", str(ws), "--index", str(tmp_path / "i.sqlite"), "search",
+              "Where does the user live?")
+    assert out.returncode == 0, out.stderr
+    first, second = out.stdout.split("\n\n")[1:3]
+    assert first.startswith("1. memory/2026-10-02.md#L1") and "as of 2026-10-02" in first
+    assert second.startswith("2. MEMORY.md#L1")
+    assert "superseded by memory/2026-10-02.md#L1" in second

@@ -370,7 +370,8 @@ def _cmd_search(memory: Memory, args: argparse.Namespace) -> None:
     if response.results and response.mode != "keyword-only":
         print("hits in rank order; score = relevance, 0 to 1 (meaning and words together; "
               f"under {memory.settings.search.relevance_gate:.2f} is nothing relevant); the "
-              "rank also counts keyword strength and dates the question names (--explain)")
+              "rank also counts keyword strength, dates the question names and which fact is "
+              "newer (--explain)")
     _print_hits(response.results, args.explain)
     if response.low_confidence_results:
         print("\npossibly related (low confidence, not a match):")
@@ -380,7 +381,10 @@ def _cmd_search(memory: Memory, args: argparse.Namespace) -> None:
 def _print_hits(hits: Sequence[SearchHit], explain: bool) -> None:
     for i, hit in enumerate(hits, 1):
         cite = hit.citation or f"{hit.path}#L{hit.start_line}-L{hit.end_line}"
-        print(f"\n{i}. {cite}  score={hit.score:.3f}")
+        dated = f"  as of {hit.as_of}" if hit.as_of else ""
+        print(f"\n{i}. {cite}  score={hit.score:.3f}{dated}")
+        if hit.superseded_by:
+            print(f"   superseded by {hit.superseded_by} (newer, says otherwise)")
         if explain:
             print("   " + json.dumps(_rounded(hit.explanation.as_dict())))
         body = hit.snippet.split("\n\nSource:")[0]

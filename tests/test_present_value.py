@@ -115,6 +115,10 @@ def test_the_subject_is_the_questions_names_or_its_chinese_lead() -> None:
     assert question_subject("Where does my sister live now?",
                             ["- my sister lives in Rome", "- my sister moved to Milan",
                              "- we live near the sea"]) == {"sister"}
+    # A possessive leaves no "s" for every possessive in the notes to share.
+    assert question_subject("When is my daughter's birthday party?",
+                            ["- The user's favourite tea is oolong.", "- The cat's name is Miso."]
+                            ) == set()
 
 
 def test_questions_about_now_and_the_present_tense_are_told_from_the_past() -> None:

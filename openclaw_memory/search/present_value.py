@@ -85,6 +85,7 @@ _PRESENT = re.compile(r"(?i)^\W*(?:where|what|which|who|whom|whose|how|when|is|a
                       r"have)\b.*\b(?:is|are|does|do|has|have)\b|['\u2019]s\b")
 #: A line of a conversation: "- [D9:10] Nate: I love fantasy movies", "Bart: ...".
 _SPOKEN = re.compile(r"^\W*(?:\[[^\]]*\]\s*)?[^\W\d_][\w .'-]{0,40}:\s")
+_POSSESSIVE = re.compile(r"['\u2019]s\b")
 _CJK_QUESTION = re.compile(r"哪|什么|谁|吗|几|多少|怎么|[\uff1f?]")
 
 
@@ -137,7 +138,9 @@ def _cjk_subject(question: str, lines: Sequence[str]) -> set[str]:
 def _shared_subject(question: str, lines: Sequence[str]) -> set[str]:
     """The question's terms in at least :data:`SUBJECT_SHARE` of the cited lines holding any
     of them ("my sister" in every line about her; the thing asked about in few)."""
-    asked = set(keyword_terms(NOW.sub(" ", question)))
+    # Whole words of three letters or more: "daughter's" must not leave an "s" that every
+    # possessive in the notes holds.
+    asked = {t for t in keyword_terms(NOW.sub(" ", _POSSESSIVE.sub("", question))) if len(t) > 2}
     holding = [found for line in lines if (found := asked & set(keyword_terms(line)))]
     if len(holding) < 2:
         return set()

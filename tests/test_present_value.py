@@ -174,3 +174,19 @@ def test_a_newer_answer_just_past_the_first_hits_is_found(tmp_path: Path) -> Non
         hits = memory.search(question, max_results=6).results
     assert len(hits) == 6 and hits[0].path == "memory/2025-03-10.md"
     assert all(h.superseded_by == hits[0].citation for h in hits[1:])
+
+
+def test_words_the_lines_share_move_nothing_unless_the_best_hit_holds_them(
+        tmp_path: Path) -> None:
+    # "daughter" names nobody: in the English curated lines it is a word they share, and the
+    # best hit, a Chinese note on the party, says it as 女儿. Nothing moves.
+    ws = _workspace(tmp_path / "ws", "# Memory\n\n- My daughter loves oolong tea.\n- My "
+                    "daughter's school starts at eight.\n- The cat's name is Miso.\n",
+                    {"2026-03-02": "- 女儿的生日派对定在六月十二日，在公园里举行。\n- 晚上读完了一本书。\n"})
+    question = "When is my daughter's birthday party now?"
+    with MemoryIndex.open(ws, index_path=tmp_path / "s.sqlite",
+                          search={"newer_first": False}) as memory:
+        scored = [h.path for h in memory.search(question).results]
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
+        ranked = [h.path for h in memory.search(question).results]
+    assert scored[0] == "memory/2026-03-02.md" and ranked == scored

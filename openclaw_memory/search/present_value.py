@@ -147,6 +147,11 @@ def _shared_subject(question: str, lines: Sequence[str]) -> set[str]:
     return {t for t in asked if sum(t in found for found in holding) >= SUBJECT_SHARE * len(holding)}
 
 
+def _named(question: str) -> bool:
+    """Whether the question names whom it is about (a name, or a CJK question's lead)."""
+    return bool(_names(question)) or bool(_CJK_LEAD.match(question.strip()))
+
+
 def question_subject(question: str, lines: Sequence[str]) -> set[str]:
     """Whom or what the question is about, as terms: its names, else (CJK) its lead, else
     the question's words that most of the cited lines share."""
@@ -256,6 +261,11 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     order (a conversation log names its speakers on every line: LoCoMo dev recall@1 63.1 ->
     49.9 when they were ordered newest first); notes of facts are ordered as with "now"."""
     subject, pool = _pool(question, cited)
+    if pool and pool[0][0] != 0 and not _named(question):
+        # Words the lines share are a weaker subject than a name: unless the best hit holds
+        # them, they may be what the best hit says in another language ("daughter" beside
+        # 女儿), and nothing moves.
+        return tuple(hits)
     if curated_only and _spoken(pool):
         if not any(map(curated, hits)):
             return tuple(hits)  # a conversation's logs alone: nothing may move

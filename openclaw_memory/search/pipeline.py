@@ -434,7 +434,8 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     kept_keys = {c.key for c in passing} | rescued
     kept = [c for c in fused if c.key in kept_keys]
     hits = build_hits(kept, scores, rows, request, settings, rescued)
-    if settings.newer_first and looks_wider(request.query, hits):
+    embed = None if provider is None or mode != "hybrid" else provider.embed_documents
+    if settings.newer_first and embed is not None and looks_wider(request.query, hits):
         # A question about how things are looks further, so that a newer answer just past
         # the first k is found; what newer_first does not move up is cut back to k. The
         # first k stay as built: further chunks would fold into their passages.
@@ -442,8 +443,7 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
             request, max_results=request.max_results * LOOKAHEAD), settings, rescued)
         hits = (*hits, *further[len(hits):])
     # Every hit is dated; reordering newer first is opt-in (search.newer_first).
-    hits = newer_first(hits, request.query,
-                       None if provider is None or mode != "hybrid" else provider.embed_documents,
+    hits = newer_first(hits, request.query, embed,
                        reorder=settings.newer_first)[:request.max_results]
     hits = within_budget(hits, settings.max_injected_chars, notes)
     best = scores[fused[0].key] if fused else None

@@ -162,4 +162,7 @@ def test_the_postgres_guide_runs_from_a_clone_in_order(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr[-2000:]
     assert "published" in run.stdout and "MEMORY.md" in run.stdout
     assert (tmp_path / "agent-workspace" / "MEMORY.md").is_file()
+    # The export lands in the reader's home, never in the clone the commands run from.
+    assert (tmp_path / "alice-notes" / "MEMORY.md").is_file()
+    assert not (ROOT / "alice-notes").exists()
     assert stopped.stdout.strip() == "stopped"

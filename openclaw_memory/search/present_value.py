@@ -41,15 +41,15 @@ from openclaw_memory.search.textsearch import STOP_WORDS, keyword_terms
 from openclaw_memory.types import SearchHit
 
 __all__ = ["ANSWER_SHARE", "SAME_ATTRIBUTE", "asks_now", "asks_present", "conversation_only",
-           "curated", "present_value_first",
-           "question_subject"]
+           "curated", "present_value_first", "question_subject"]
 
 Embed = Callable[[list[str]], Any]
 DateOf = Callable[[SearchHit, str], "str | None"]
 
-#: Cosine of two lines (the subject's name taken out) that puts them on one attribute. On
-#: benchmarks/knowledge_update.py's templates 0.35 took other attributes for the one asked
-#: (unchanged facts' recall@1 92 -> 62), 0.5 missed rewordings (current@1 88 -> 79).
+#: Cosine of two lines (the subject's name taken out) that puts them on one attribute. When it
+#: was chosen (on benchmarks/knowledge_update.py's family a, before the cue words), 0.35 took
+#: other attributes for the one asked (unchanged facts' recall@1 92 -> 62) and 0.5 missed
+#: rewordings (current@1 88 -> 79).
 SAME_ATTRIBUTE = 0.4
 #: A line at least this share of the anchor's closeness to the question answers it too.
 ANSWER_SHARE = 0.7
@@ -58,7 +58,8 @@ ANSWER_SHARE = 0.7
 SUBJECT_SHARE = 0.6
 #: The anchor's bonus for sharing a word stem with the question.
 STEM_BONUS = 0.2
-#: Words by which a question asks for the present value. Only such questions are reordered.
+#: Words by which a question asks for the present value ("now"): its answers come first,
+#: newest first, over any daily files.
 NOW = re.compile(r"(?i)\b(?:now|currently|current|these days|nowadays|at the moment|at present|"
                  r"any ?more|latest|most recent(?:ly)?)\b|现在|目前|如今|当前|眼下")
 #: A question is a sentence: longer text (a pasted dialogue) is never read as asking "now".
@@ -218,7 +219,8 @@ def _answers(question: str, subject: set[str], lines: Sequence[str],
     anchor = int(np.argmax(closeness + STEM_BONUS * shares - other))
     if other[anchor]:  # every line is about something else: none answers
         return [False] * len(lines)
-    answers = (closeness >= ANSWER_SHARE * closeness[anchor]) | shares
+    # (An anchor no closer than unrelated text lends no share: only itself and shared cues.)
+    answers = (closeness >= ANSWER_SHARE * closeness[anchor]) & (closeness[anchor] > 0) | shares
     answers[anchor] = True
     answers &= ~other
     # One step further: a line close in meaning to an answer is one ("bought a Honda" to

@@ -1,11 +1,14 @@
 """Knowledge updates: does search put the current value of a changed fact first?
 
     python benchmarks/knowledge_update.py                  # default settings, local model
-    python benchmarks/knowledge_update.py --configs default,score-order,keyword-only
+    python benchmarks/knowledge_update.py --configs default,score-order --families c --seed 11
 
 A workspace generated from templates, in English and Chinese: people and projects whose facts
-(home, employer, manager, car, diet; a project's deadline, version, database) change one to
-three times. The first value is a curated fact in ``MEMORY.md`` (dated as the library writes
+change one to three times, per template family (``_knowledge_templates.py``): ``a`` home,
+employer, car, diet, a project's deadline and database; ``b`` other wordings and home, manager,
+job title, phone, a project's version and a reversed decision; ``c``, written after the
+ranking's cue words and never tuned on, other wordings again and employer, partner, pet, a
+project's owning team and hosting. The first value is a curated fact in ``MEMORY.md`` (dated as the library writes
 it, ``(as of ...)``, or undated as a person writes it: every other subject); each change is a
 line of a dated daily log, worded by one of several templates ("moved to", "now lives in",
 "relocated to"...), among distractor lines about other people and unrelated days; some values
@@ -13,7 +16,8 @@ are restated later in other words; some facts never change. Questions ask the cu
 ("Where does Ada Park live now?"), the history ("Where did Ada Park live before Berlin?") and
 unchanged facts. Reported per configuration:
 
-* current-value recall@1 and @6 (a hit's cited lines hold the current value);
+* current-value recall@1 and @6 (a hit's cited lines hold the current value), and
+  ``no-now@1``: recall@1 of the same question without "now" ("Where does Ada Park live?");
 * stale above current: among current-value questions whose six hits hold both the current
   value and an earlier one, the share where an earlier one ranks higher;
 * history recall@6 (the value before the current one is among the six hits);

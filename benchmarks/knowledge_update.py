@@ -8,8 +8,9 @@ change one to three times, per template family (``_knowledge_templates.py``): ``
 employer, car, diet, a project's deadline and database; ``b`` other wordings and home, manager,
 job title, phone, a project's version and a reversed decision; ``c``, written after the
 ranking's cue words and never tuned on, other wordings again and employer, partner, pet, a
-project's owning team and hosting. The first value is a curated fact in ``MEMORY.md`` (dated as the library writes
-it, ``(as of ...)``, or undated as a person writes it: every other subject); each change is a
+project's owning team and hosting. The first value is a curated fact in ``MEMORY.md``
+(dated as the library writes it, ``(as of ...)``, or undated as a person writes it: every
+other subject); each change is a
 line of a dated daily log, worded by one of several templates ("moved to", "now lives in",
 "relocated to"...), among distractor lines about other people and unrelated days; some values
 are restated later in other words; some facts never change. Questions ask the current value

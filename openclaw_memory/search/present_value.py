@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from openclaw_memory.embeddings.base import normalize_rows
 from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.files.workspace import dated_name
 from openclaw_memory.search.attributes import attributes_of
@@ -193,17 +194,16 @@ def curated(hit: SearchHit) -> bool:
     return hit.source == "memory" and dated_name(hit.path) is None
 
 
-def _unit(vectors: Any) -> np.ndarray:
-    array = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(array, axis=1, keepdims=True)
-    return array / np.where(norms == 0, 1.0, norms)
+def unit_rows(vectors: Any) -> np.ndarray:
+    """Embedded rows L2-normalised; a row with no usable vector compares as 0 with all."""
+    return np.nan_to_num(normalize_rows(vectors), nan=0.0)
 
 
 def _answers(question: str, subject: set[str], lines: Sequence[str],
              embed: Embed) -> list[bool] | None:
     """Which of the subject's ``lines`` answer the question (None: the embedder failed)."""
     try:
-        unit = _unit(embed([_without(question, subject),
+        unit = unit_rows(embed([_without(question, subject),
                             *(_without(line, subject) for line in lines)]))
     except Exception:  # an embedding outage must not fail a search that already has its hits
         return None

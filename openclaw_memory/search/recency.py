@@ -28,8 +28,6 @@ from dataclasses import replace
 from datetime import date
 from typing import Any
 
-import numpy as np
-
 from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.files.workspace import dated_name, valid_date
 from openclaw_memory.search.present_value import (
@@ -37,6 +35,7 @@ from openclaw_memory.search.present_value import (
     asks_present,
     conversation_only,
     present_value_first,
+    unit_rows,
 )
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.types import SearchHit
@@ -164,11 +163,9 @@ def _meaning(lines: list[str], pairs: list[tuple[int, int]], asked: set[str],
         kept = [t for t in _tokens(DATE_STAMP.sub("", lines[k])) if t.lower() not in asked]
         texts.append(" ".join(kept) or "-")
     try:
-        vectors = np.asarray(embed(texts), dtype=np.float32)
+        unit = dict(zip(used, unit_rows(embed(texts)), strict=True))
     except Exception:  # an embedding outage must not fail a search that already has its hits
         return {}
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    unit = dict(zip(used, vectors / np.where(norms == 0, 1.0, norms), strict=True))
     return {(i, j): float(unit[i] @ unit[j]) for i, j in pairs}
 
 

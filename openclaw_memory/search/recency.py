@@ -95,7 +95,7 @@ def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = 
              for hit, line in zip(hits, lines, strict=True)]
     if not reorder or any(hit.explanation.date_match for hit in dated):
         return tuple(dated)  # (or the question names the time it asks about: that one)
-    if embed is not None and (now or (reorder and asks_present(question))):
+    if embed is not None and (now or asks_present(question)):
         return present_value_first(dated, question, [_cited_lines(h) for h in dated], embed,
                                    _line_day, curated_only=not now)
     words = [_words(line) for line in lines]
@@ -124,6 +124,8 @@ def looks_wider(question: str, hits: Sequence[SearchHit]) -> bool:
     times as many, so that a newer answer just past them is found (benchmarks/
     knowledge_update.py: current@1 88 -> 94 on its first template family): it asks how things
     are, and (without "now") is not about a conversation's logs alone, where nothing moves."""
+    if any(hit.explanation.date_match for hit in hits):
+        return False  # the question names its period: the dates ranked it, nothing moves
     if asks_now(question):
         return True
     return asks_present(question) and not conversation_only(

@@ -9,25 +9,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from search_hits import cited_hit, default_embed
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.search.attributes import attributes_of
 from openclaw_memory.search.present_value import asks_now, asks_present, question_subject
 from openclaw_memory.search.recency import newer_first
-from openclaw_memory.types import HitExplanation, SearchHit
-
-
-def _hit(path: str, text: str, score: float) -> SearchHit:
-    return SearchHit(path, 1, 1, score, f"{text}\n\nSource: {path}#L1", "memory", f"{path}#L1",
-                     "id-" + path, HitExplanation(None, None, None, None, score))
 
 
 @pytest.fixture(scope="module")
 def embed() -> Any:
-    from openclaw_memory.config import EmbeddingSettings
-    from openclaw_memory.embeddings.factory import build_provider
-
-    return build_provider("local", EmbeddingSettings()).embed_documents
+    return default_embed()
 
 
 def _workspace(root: Path, curated: str, logs: dict[str, str]) -> Path:
@@ -68,18 +60,18 @@ def test_a_chinese_question_finds_its_subject_by_its_lead_and_the_newer_move_fir
 
 
 def test_a_newer_note_on_another_attribute_never_passes_the_fact_asked_about(embed: Any) -> None:
-    curated = _hit("MEMORY.md", "- Ada Park lives in Lisbon.\n- Ada Park works at Globex.", 0.5)
-    diet = _hit("memory/2025-02-17.md", "- Ada Park became keto.", 0.49)
-    car = _hit("memory/2025-04-05.md", "- Ada Park switched to a Skoda.", 0.45)
+    curated = cited_hit("MEMORY.md", "- Ada Park lives in Lisbon.\n- Ada Park works at Globex.", 0.5)
+    diet = cited_hit("memory/2025-02-17.md", "- Ada Park became keto.", 0.49)
+    car = cited_hit("memory/2025-04-05.md", "- Ada Park switched to a Skoda.", 0.45)
     ranked = newer_first([curated, diet, car], "Where does Ada Park work now?", embed)
     assert ranked[0].path == "MEMORY.md" and ranked[0].superseded_by is None
     assert all(h.superseded_by is None for h in ranked)
 
 
 def test_a_change_worded_unlike_the_question_is_still_its_answer(embed: Any) -> None:
-    curated = _hit("MEMORY.md", "- Ada Park lives in Lisbon. (as of 2025-01-10)", 0.5)
-    other = _hit("memory/2025-02-01.md", "- Ada Park bought a Honda.", 0.48)
-    moved = _hit("memory/2025-03-10.md", "- Ada Park's new address is in Oslo.", 0.3)
+    curated = cited_hit("MEMORY.md", "- Ada Park lives in Lisbon. (as of 2025-01-10)", 0.5)
+    other = cited_hit("memory/2025-02-01.md", "- Ada Park bought a Honda.", 0.48)
+    moved = cited_hit("memory/2025-03-10.md", "- Ada Park's new address is in Oslo.", 0.3)
     ranked = newer_first([curated, other, moved], "Where does Ada Park live now?", embed)
     assert [h.path for h in ranked][:2] == ["memory/2025-03-10.md", "MEMORY.md"]
     assert ranked[1].superseded_by == "memory/2025-03-10.md#L1"
@@ -90,13 +82,13 @@ def test_without_now_conversation_logs_keep_their_order_and_notes_of_facts_do_no
         embed: Any) -> None:
     # A conversation log names its speakers on every line: without "now" only a curated
     # answer yields there. Notes of facts are ordered newest first either way.
-    said_old = _hit("memory/2025-01-05.md", "- [D1:3] Ada Park: I moved to Lisbon last week!", 0.6)
-    said_new = _hit("memory/2025-03-05.md", "- [D7:2] Ada Park: We moved to Oslo in March.", 0.5)
+    said_old = cited_hit("memory/2025-01-05.md", "- [D1:3] Ada Park: I moved to Lisbon last week!", 0.6)
+    said_new = cited_hit("memory/2025-03-05.md", "- [D7:2] Ada Park: We moved to Oslo in March.", 0.5)
     ranked = newer_first([said_old, said_new], "Where does Ada Park live?", embed)
     assert [h.path for h in ranked] == [said_old.path, said_new.path]
     assert all(h.superseded_by is None for h in ranked)
-    old = _hit("memory/2025-01-05.md", "- Ada Park moved to Lisbon.", 0.6)
-    new = _hit("memory/2025-03-05.md", "- Ada Park moved to Oslo.", 0.5)
+    old = cited_hit("memory/2025-01-05.md", "- Ada Park moved to Lisbon.", 0.6)
+    new = cited_hit("memory/2025-03-05.md", "- Ada Park moved to Oslo.", 0.5)
     for question in ("Where does Ada Park live?", "Where does Ada Park live now?"):
         ranked = newer_first([old, new], question, embed)
         assert [h.path for h in ranked] == [new.path, old.path], question
@@ -150,9 +142,9 @@ def test_generic_change_verbs_name_no_attribute() -> None:
 
 def test_when_every_note_on_the_subject_is_about_something_else_the_order_stands(
         embed: Any) -> None:
-    curated = _hit("MEMORY.md", "- Ada Park works at Globex.\n- Ada Park drives a Toyota.", 0.5)
-    diet = _hit("memory/2025-02-17.md", "- Ada Park became keto.", 0.45)
-    job = _hit("memory/2025-03-01.md", "- Ada Park joined Hooli.", 0.4)
+    curated = cited_hit("MEMORY.md", "- Ada Park works at Globex.\n- Ada Park drives a Toyota.", 0.5)
+    diet = cited_hit("memory/2025-02-17.md", "- Ada Park became keto.", 0.45)
+    job = cited_hit("memory/2025-03-01.md", "- Ada Park joined Hooli.", 0.4)
     ranked = newer_first([curated, diet, job], "Where does Ada Park live now?", embed)
     assert [h.path for h in ranked] == [curated.path, diet.path, job.path]
     assert all(h.superseded_by is None for h in ranked)
@@ -190,3 +182,34 @@ def test_words_the_lines_share_move_nothing_unless_the_best_hit_holds_them(
     with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
         ranked = [h.path for h in memory.search(question).results]
     assert scored[0] == "memory/2026-03-02.md" and ranked == scored
+
+
+def test_over_conversation_logs_a_curated_answer_yields_to_the_newest_and_the_logs_keep_order(
+        embed: Any) -> None:
+    curated = cited_hit("MEMORY.md", "- Ada Park lives in Lisbon.", 0.7)
+    said_old = cited_hit("memory/2025-01-05.md", "- [D1:3] Ada Park: I moved to Porto!", 0.6)
+    said_new = cited_hit("memory/2025-03-05.md", "- [D7:2] Ada Park: We moved to Oslo.", 0.5)
+    ranked = newer_first([curated, said_old, said_new], "Where does Ada Park live?", embed)
+    # The newest answer moves right above the curated one; the older log keeps its place
+    # below, unmarked: what a conversation said on its day is not superseded.
+    assert [h.path for h in ranked] == [said_new.path, curated.path, said_old.path]
+    assert ranked[1].superseded_by == said_new.citation and ranked[2].superseded_by is None
+
+
+def test_only_a_question_where_something_may_move_looks_further() -> None:
+    from dataclasses import replace
+
+    from openclaw_memory.search.recency import looks_wider
+
+    said = [cited_hit("memory/2025-01-05.md", "- [D1:3] Ada Park: I moved to Porto!", 0.6),
+            cited_hit("memory/2025-03-05.md", "- [D7:2] Ada Park: We moved to Oslo.", 0.5)]
+    notes = [cited_hit("memory/2025-01-05.md", "- Ada Park moved to Porto.", 0.6),
+             cited_hit("memory/2025-03-05.md", "- Ada Park moved to Oslo.", 0.5)]
+    assert looks_wider("Where does Ada Park live now?", said)  # "now": logs move too
+    assert not looks_wider("Where does Ada Park live?", said)  # a conversation alone
+    assert looks_wider("Where does Ada Park live?", notes)
+    assert looks_wider("Where does Ada Park live?", [cited_hit("MEMORY.md", "- Ada Park lives "
+                                                               "in Lisbon.", 0.7), *said])
+    assert not looks_wider("Where did Ada Park live before?", notes)
+    dated = [replace(h, explanation=replace(h.explanation, date_match=True)) for h in notes]
+    assert not looks_wider("Where does Ada Park live now?", dated)  # its period decides

@@ -10,28 +10,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from search_hits import cited_hit, default_embed
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.files.curation import stamp_date
 from openclaw_memory.langchain import memory_tools
 from openclaw_memory.search.recency import newer_first
-from openclaw_memory.types import HitExplanation, SearchHit
 
 OPTS: dict[str, Any] = {"embedding": {"provider": "none"}, "timezone": "UTC",
                         "search": {"newer_first": True}}
 
 
-def _hit(path: str, text: str, score: float) -> SearchHit:
-    return SearchHit(path, 1, 1, score, f"{text}\n\nSource: {path}#L1", "memory", f"{path}#L1",
-                     "id-" + path, HitExplanation(None, None, None, None, score))
 
 
 def test_the_newer_of_two_hits_about_one_subject_ranks_first_and_the_older_is_marked() -> None:
-    old = _hit("MEMORY.md", "- The kestrel release ships on 12 March with version 2.1. "
+    old = cited_hit("MEMORY.md", "- The kestrel release ships on 12 March with version 2.1. "
                             "(as of 2026-01-10)", 0.9)
-    new = _hit("memory/2026-02-20.md", "- The kestrel release ships on 30 April with version "
+    new = cited_hit("memory/2026-02-20.md", "- The kestrel release ships on 30 April with version "
                                       "2.2.", 0.6)
-    other = _hit("memory/2026-02-21.md", "- Lunch with the design team about the new logo.", 0.5)
+    other = cited_hit("memory/2026-02-21.md", "- Lunch with the design team about the new logo.", 0.5)
     ranked = newer_first([old, other, new], "When does the kestrel release ship?")
     assert [h.path for h in ranked] == ["memory/2026-02-20.md", "MEMORY.md",
                                         "memory/2026-02-21.md"]
@@ -41,9 +38,9 @@ def test_the_newer_of_two_hits_about_one_subject_ranks_first_and_the_older_is_ma
 
 
 def test_restatements_undated_hits_and_other_subjects_keep_their_order() -> None:
-    same = _hit("memory/2026-02-20.md", "- Kestrel ships on 12 March.", 0.9)
-    again = _hit("memory/2026-02-25.md", "- Kestrel ships on 12 March.", 0.8)  # same words
-    undated = _hit("memory/notes.md", "- Kestrel ships on 30 April.", 0.7)
+    same = cited_hit("memory/2026-02-20.md", "- Kestrel ships on 12 March.", 0.9)
+    again = cited_hit("memory/2026-02-25.md", "- Kestrel ships on 12 March.", 0.8)  # same words
+    undated = cited_hit("memory/notes.md", "- Kestrel ships on 30 April.", 0.7)
     ranked = newer_first([same, again, undated], "When does kestrel ship?")
     assert [h.path for h in ranked] == [same.path, again.path, undated.path]
     assert all(h.superseded_by is None for h in ranked) and ranked[2].as_of is None
@@ -93,10 +90,10 @@ def test_curated_notes_are_dated_and_hits_the_tool_and_explain_show_it(memory: M
 def test_a_question_naming_a_date_keeps_the_dated_order() -> None:
     from dataclasses import replace
 
-    old = _hit("memory/2026-03-03.md", "- The kestrel release ships on 12 March with version "
+    old = cited_hit("memory/2026-03-03.md", "- The kestrel release ships on 12 March with version "
                                       "2.1.", 0.9)
     old = replace(old, explanation=replace(old.explanation, date_match=True))
-    new = _hit("memory/2026-03-04.md", "- The kestrel release ships on 30 April with version "
+    new = cited_hit("memory/2026-03-04.md", "- The kestrel release ships on 30 April with version "
                                       "2.2.", 0.8)
     ranked = newer_first([old, new], "When did the kestrel release ship on 3 March 2026?")
     assert [h.path for h in ranked] == [old.path, new.path]
@@ -105,17 +102,14 @@ def test_a_question_naming_a_date_keeps_the_dated_order() -> None:
 
 @pytest.fixture(scope="module")
 def embed() -> Any:
-    from openclaw_memory.config import EmbeddingSettings
-    from openclaw_memory.embeddings.factory import build_provider
-
-    return build_provider("local", EmbeddingSettings()).embed_documents
+    return default_embed()
 
 
 def test_asked_for_the_present_value_the_newest_note_answering_it_ranks_first(embed: Any) -> None:
-    curated = _hit("MEMORY.md", "- Ada Park drives a Toyota.", 0.50)
-    diet = _hit("memory/2025-02-17.md", "- Ada Park became keto.", 0.49)
-    skoda = _hit("memory/2025-04-05.md", "- Ada Park now drives a Skoda.", 0.45)
-    honda = _hit("memory/2025-05-03.md", "- Ada Park bought a Honda.", 0.40)
+    curated = cited_hit("MEMORY.md", "- Ada Park drives a Toyota.", 0.50)
+    diet = cited_hit("memory/2025-02-17.md", "- Ada Park became keto.", 0.49)
+    skoda = cited_hit("memory/2025-04-05.md", "- Ada Park now drives a Skoda.", 0.45)
+    honda = cited_hit("memory/2025-05-03.md", "- Ada Park bought a Honda.", 0.40)
     hits = [curated, diet, skoda, honda]
     ranked = newer_first(hits, "What car does Ada Park drive now?", embed)
     # The answers first, newest first; keto says nothing of her car: after them, unmarked.
@@ -132,8 +126,8 @@ def test_asked_for_the_present_value_the_newest_note_answering_it_ranks_first(em
 
 def test_a_fact_that_never_changed_keeps_its_place_above_newer_notes_on_other_things(
         embed: Any) -> None:
-    curated = _hit("MEMORY.md", "- Ada Park is vegetarian.", 0.50)
-    car = _hit("memory/2025-04-05.md", "- Ada Park now drives a Skoda.", 0.45)
-    moved = _hit("memory/2025-03-10.md", "- Ada Park moved to Oslo.", 0.40)
+    curated = cited_hit("MEMORY.md", "- Ada Park is vegetarian.", 0.50)
+    car = cited_hit("memory/2025-04-05.md", "- Ada Park now drives a Skoda.", 0.45)
+    moved = cited_hit("memory/2025-03-10.md", "- Ada Park moved to Oslo.", 0.40)
     ranked = newer_first([curated, car, moved], "What diet does Ada Park follow now?", embed)
     assert ranked[0].path == "MEMORY.md" and ranked[0].superseded_by is None

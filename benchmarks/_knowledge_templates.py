@@ -161,9 +161,58 @@ ZH_PROJECT_C: Table = {
 }
 
 
+# Family d: written at stop 39, before family c's failures were first read (c then became a
+# set the ranking was checked on); never tuned on.
+EN_D: Table = {
+    "home": (["Nairobi", "Tallinn", "Quebec", "Perth", "Antwerp", "Bologna"],
+             "{s} rents a flat in {v}.", ["{s} said goodbye to the old flat and is living in {v}.",
+                                          "{s} signed a lease in {v}."],
+             "In which town does {s} reside now?", "In which town did {s} reside before {v}?",
+             "{s} resides in {v}."),
+    "car": (["a Mazda", "a Kia", "a Fiat", "a Subaru", "a Peugeot"],
+            "{s} gets around in {v}.", ["{s} traded in the old car for {v}.",
+                                        "{s} picked up {v} from the dealer."],
+            "Which vehicle does {s} own now?", "Which vehicle did {s} own before {v}?",
+            "{s}'s ride is {v}."),
+    "sport": (["tennis", "rowing", "climbing", "judo", "cycling"],
+              "{s}'s sport is {v}.", ["{s} took up {v}.", "{s} gave up the old sport for {v}."],
+              "What sport does {s} do now?", "What sport did {s} do before {v}?",
+              "{s} trains for {v}."),
+    "study": (["law", "medicine", "architecture", "economics"],
+              "{s} studies {v}.", ["{s} enrolled in {v}.", "{s} transferred to the {v} program."],
+              "What is {s} studying now?", "What was {s} studying before {v}?",
+              "{s} is a {v} student."),
+}
+EN_PROJECT_D: Table = {
+    "language": (["Rust", "Scala", "Kotlin", "TypeScript", "Elixir"],
+                 "{s} is written in {v}.", ["{s} got rewritten in {v}.",
+                                           "The {s} codebase was ported to {v}."],
+                 "What language is {s} written in now?", "What language was {s} written in before {v}?",
+                 "{s}'s code is {v}."),
+    "launch": (["3 February", "14 April", "22 June", "8 October"],
+               "{s} goes live on {v}.", ["{s} slipped to {v}.", "Launch of {s} pushed back to {v}."],
+               "When does {s} launch now?", "When was {s} supposed to launch before {v}?",
+               "{s} launches {v}."),
+}
+ZH_D: Table = {
+    "car": (["一辆比亚迪", "一辆大众", "一辆奥迪", "一辆特斯拉"],
+            "{s}开的是{v}。", ["{s}把旧车卖了，换了{v}。", "{s}刚提了{v}。"],
+            "{s}现在开什么车？", "{s}开{v}之前开什么车？", "{s}的座驾是{v}。"),
+    "sport": (["羽毛球", "游泳", "瑜伽", "跑步"],
+              "{s}的爱好是{v}。", ["{s}迷上了{v}。", "{s}开始练{v}了。"],
+              "{s}现在喜欢什么运动？", "{s}喜欢{v}之前喜欢什么运动？", "{s}经常练{v}。"),
+}
+ZH_PROJECT_D: Table = {
+    "language": (["Java", "Kotlin", "Python", "Rust"],
+                 "{s}是用{v}写的。", ["{s}用{v}重写了。", "{s}的代码迁移到了{v}。"],
+                 "{s}现在用什么语言写？", "{s}改用{v}之前用什么语言？", "{s}的开发语言是{v}。"),
+}
+
+
 #: family -> (English people, English projects, Chinese people, Chinese projects)
 FAMILIES: dict[str, tuple[Table, Table, Table, Table]] = {
     "a": (EN_A, EN_PROJECT_A, ZH_A, ZH_PROJECT_A),
     "b": (EN_B, EN_PROJECT_B, ZH_B, ZH_PROJECT_B),
     "c": (EN_C, EN_PROJECT_C, ZH_C, ZH_PROJECT_C),
+    "d": (EN_D, EN_PROJECT_D, ZH_D, ZH_PROJECT_D),
 }

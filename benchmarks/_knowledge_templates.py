@@ -209,10 +209,110 @@ ZH_PROJECT_D: Table = {
 }
 
 
+# Families e and f: written at stop 39 after the ranking's grouping and its wider cue list,
+# before either was run; e chose between three variants of the ranking, f was run once, last.
+EN_E: Table = {
+    "doctor": (["Dr. Okafor", "Dr. Lindqvist", "Dr. Mehta", "Dr. Alvarez", "Dr. Brennan"],
+               "{s}'s family doctor is {v}.", ["{s} registered with {v} at the new clinic.",
+                                                "{s} sees {v} for checkups from now on."],
+               "Who is {s}'s doctor now?", "Who was {s}'s doctor before {v}?",
+               "{v} treats {s}."),
+    "bank": (["Monzo", "Revolut", "HSBC", "Barclays", "ING"],
+             "{s} banks with {v}.", ["{s} opened an account at {v} and closed the old one.",
+                                     "{s}'s salary goes into {v} now."],
+             "Which bank does {s} use now?", "Which bank did {s} use before {v}?",
+             "{s} keeps savings at {v}."),
+    "coffee": (["flat white", "espresso", "oat latte", "cold brew", "cappuccino"],
+               "{s} always orders a {v}.", ["{s} has switched to {v} lately.",
+                                            "{s} asked for a {v} at every meeting this month."],
+               "What coffee does {s} drink now?", "What coffee did {s} drink before {v}?",
+               "{s}'s usual is a {v}."),
+    "commute": (["by bike", "by train", "by bus", "on foot", "by car"],
+                "{s} commutes {v}.", ["{s} gets to the office {v} since the spring.",
+                                      "{s} started coming in {v}."],
+                "How does {s} get to work now?", "How did {s} get to work before going {v}?",
+                "{s} travels {v} every day."),
+}
+EN_PROJECT_E: Table = {
+    "ci": (["Jenkins", "GitHub Actions", "GitLab CI", "CircleCI", "Buildkite"],
+           "{s} builds on {v}.", ["Pipelines for {s} now run in {v}.",
+                                  "{s}'s builds were switched over to {v}."],
+           "Which CI does {s} use now?", "Which CI did {s} use before {v}?",
+           "{s} is tested by {v}."),
+    "budget": (["40k", "55k", "70k", "90k", "120k"],
+               "{s} has a budget of {v}.", ["Finance approved {v} for {s}.",
+                                            "{s}'s budget was cut to {v}."],
+               "What is the budget for {s} now?", "What was the budget for {s} before {v}?",
+               "{s} can spend {v}."),
+}
+ZH_E: Table = {
+    "doctor": (["李医生", "王医生", "张医生", "陈医生"],
+               "{s}的家庭医生是{v}。", ["{s}换到了{v}那里看病。", "{s}以后找{v}做体检。"],
+               "{s}现在的医生是谁？", "{s}找{v}之前的医生是谁？", "{v}给{s}看病。"),
+    "commute": (["骑车", "坐地铁", "坐公交", "走路"],
+                "{s}每天{v}上班。", ["{s}最近改成{v}去公司了。", "{s}开始{v}通勤。"],
+                "{s}现在怎么去上班？", "{s}{v}之前怎么去上班？", "{s}一直{v}去公司。"),
+}
+ZH_PROJECT_E: Table = {
+    "ci": (["Jenkins", "GitLab", "TeamCity", "Drone"],
+           "{s}的持续集成用的是{v}。", ["{s}的流水线迁到了{v}。", "{s}改用{v}跑构建。"],
+           "{s}现在用什么做持续集成？", "{s}用{v}之前用什么做持续集成？", "{s}在{v}上构建。"),
+}
+
+EN_F: Table = {
+    "gym": (["FitHub", "IronWorks", "PulseGym", "CoreClub", "PeakFit"],
+            "{s} is a member at {v}.", ["{s} cancelled the old membership and signed up at {v}.",
+                                        "{s} trains at {v} these days."],
+            "Which gym does {s} go to now?", "Which gym did {s} go to before {v}?",
+            "{s} works out at {v}."),
+    "language": (["Spanish", "Japanese", "German", "Korean", "Italian"],
+                 "{s} is learning {v}.", ["{s} dropped the old course and started {v} lessons.",
+                                          "{s} practises {v} with a tutor every week."],
+                 "Which language is {s} learning now?", "Which language was {s} learning before {v}?",
+                 "{s} studies {v} on the app."),
+    "team": (["the search team", "the billing team", "the infra team", "the growth team"],
+             "{s} is on {v}.", ["{s} transferred to {v}.", "{s} sits with {v} after the reorg."],
+             "Which team is {s} on now?", "Which team was {s} on before {v}?",
+             "{s} belongs to {v}."),
+    "weekend": (["hiking", "sailing", "pottery", "birdwatching"],
+                "{s} spends weekends {v}.", ["{s} got hooked on {v}.",
+                                             "{s} has been out {v} every Saturday."],
+                "What does {s} do on weekends now?", "What did {s} do on weekends before {v}?",
+                "{s}'s weekends are for {v}."),
+}
+EN_PROJECT_F: Table = {
+    "meeting": (["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"],
+                "The {s} sync is on {v}.", ["The {s} standup moved to {v}.",
+                                            "We meet about {s} on {v} from now on."],
+                "Which day is the {s} meeting now?", "Which day was the {s} meeting before {v}?",
+                "{s} reviews happen every {v}."),
+    "vendor": (["Twilio", "SendGrid", "Mailgun", "Postmark"],
+               "{s} sends email through {v}.", ["{s} dropped its provider for {v}.",
+                                                "Emails from {s} go out via {v} since the outage."],
+               "Which email provider does {s} use now?",
+               "Which email provider did {s} use before {v}?", "{s} relies on {v} for mail."),
+}
+ZH_F: Table = {
+    "gym": (["乐动健身", "威尔士", "超级猩猩", "一兆韦德"],
+            "{s}在{v}办了卡。", ["{s}退了原来的卡，去了{v}。", "{s}最近都在{v}锻炼。"],
+            "{s}现在去哪家健身房？", "{s}去{v}之前去哪家健身房？", "{s}常去{v}。"),
+    "language": (["日语", "韩语", "法语", "德语"],
+                 "{s}在学{v}。", ["{s}报了{v}班。", "{s}改学{v}了。"],
+                 "{s}现在在学什么语言？", "{s}学{v}之前在学什么语言？", "{s}每天练{v}。"),
+}
+ZH_PROJECT_F: Table = {
+    "meeting": (["周一", "周二", "周三", "周四"],
+                "{s}的例会在{v}。", ["{s}的例会改到了{v}。", "{s}以后{v}开会。"],
+                "{s}的例会现在是哪天？", "{s}的例会改到{v}之前是哪天？", "{s}每{v}开例会。"),
+}
+
+
 #: family -> (English people, English projects, Chinese people, Chinese projects)
 FAMILIES: dict[str, tuple[Table, Table, Table, Table]] = {
     "a": (EN_A, EN_PROJECT_A, ZH_A, ZH_PROJECT_A),
     "b": (EN_B, EN_PROJECT_B, ZH_B, ZH_PROJECT_B),
     "c": (EN_C, EN_PROJECT_C, ZH_C, ZH_PROJECT_C),
     "d": (EN_D, EN_PROJECT_D, ZH_D, ZH_PROJECT_D),
+    "e": (EN_E, EN_PROJECT_E, ZH_E, ZH_PROJECT_E),
+    "f": (EN_F, EN_PROJECT_F, ZH_F, ZH_PROJECT_F),
 }

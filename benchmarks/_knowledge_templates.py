@@ -1,4 +1,4 @@
-"""The knowledge-update benchmark's templates: three families of wordings.
+"""The knowledge-update benchmark's templates: six families of wordings.
 
 Each attribute: (values, the curated first statement, ways a daily log says it changed, the
 current-value question, the history question, a later restatement in other words). Family
@@ -6,7 +6,9 @@ current-value question, the history question, a later restatement in other words
 attributes ``a`` lacks: manager, job title, phone, a project's version and a reversed
 decision) was written to check that what helps on ``a`` is not about ``a``'s words (the cue
 words of search/attributes.py were then written with both in view); family ``c`` was written
-after them and never tuned on.
+after them (stop 38) and, at stop 39, read and tuned on; ``d``, ``e`` and ``f`` were written
+at stop 39 before they were run: ``d`` blind for one run, then read; ``e`` to choose between
+variants of the ranking; ``f`` never read.
 """
 
 from __future__ import annotations
@@ -162,7 +164,7 @@ ZH_PROJECT_C: Table = {
 
 
 # Family d: written at stop 39, before family c's failures were first read (c then became a
-# set the ranking was checked on); never tuned on.
+# set the ranking was tuned on); d's failures were read after its first run.
 EN_D: Table = {
     "home": (["Nairobi", "Tallinn", "Quebec", "Perth", "Antwerp", "Bologna"],
              "{s} rents a flat in {v}.", ["{s} said goodbye to the old flat and is living in {v}.",

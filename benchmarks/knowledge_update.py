@@ -4,11 +4,15 @@
     python benchmarks/knowledge_update.py --configs default,score-order --families c --seed 11
 
 A workspace generated from templates, in English and Chinese: people and projects whose facts
-change one to three times, per template family (``_knowledge_templates.py``): ``a`` home,
-employer, car, diet, a project's deadline and database; ``b`` other wordings and home, manager,
-job title, phone, a project's version and a reversed decision; ``c``, written after the
-ranking's cue words and never tuned on, other wordings again and employer, partner, pet, a
-project's owning team and hosting. The first value is a curated fact in ``MEMORY.md``
+change one to three times, per template family (``_knowledge_templates.py``), each in other
+wordings: ``a`` home, employer, car, diet, a project's deadline and database (the ranking was
+built on it); ``b`` home, manager, job title, phone, a project's version and a reversed
+decision (checked on); ``c`` home, employer, partner, pet, a project's owning team and hosting
+(written blind at stop 38, read and tuned on at stop 39); ``d`` home, car, sport, studies, a
+project's language and launch date (blind until its first run at stop 39, then read); ``e``
+doctor, bank, coffee, commute, a project's CI and budget (chose between three variants of the
+ranking at stop 39); ``f`` gym, language learnt, team, weekends, a project's meeting day and
+email provider (never read: the figure to trust). The first value is a curated fact in ``MEMORY.md``
 (dated as the library writes it, ``(as of ...)``, or undated as a person writes it: every
 other subject); each change is a
 line of a dated daily log, worded by one of several templates ("moved to", "now lives in",
@@ -255,9 +259,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--configs", default="default,score-order,keyword-only,consolidated,"
                                              "consolidated+score-order")
-    parser.add_argument("--families", default="a,b,c", help="template families (a: the set "
-                        "the ranking was built on; b: other wordings and attributes; c: written "
-                        "after the ranking's cue words, never tuned on)")
+    parser.add_argument("--families", default="a,b,c,d,e,f", help="template families (a-d: "
+                        "the ranking was built, checked or tuned on them; e chose between "
+                        "variants of it; f was never read)")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     print(machine_report())

@@ -31,6 +31,7 @@ from openclaw_memory.search.dates import (
 )
 from openclaw_memory.search.hits import build_hits
 from openclaw_memory.search.keywords import candidate_query, keyword_candidates
+from openclaw_memory.search.present_value import curated
 from openclaw_memory.search.querylimits import bound_query
 from openclaw_memory.search.querylines import best_line_cosines, blend, query_lines
 from openclaw_memory.search.ranking import Candidate, decay_multiplier, evidence, fuse, mmr_order
@@ -109,6 +110,8 @@ class _Candidates:
 #: A question naming a period whose daily files hold more chunks than this (a whole year of
 #: a busy log) gets the date bonus among its candidates but adds no candidates of its own.
 _DATED_MAX = 5000
+#: The most chunks of curated files read to group a subject's lines by attribute.
+_CURATED_CHUNKS = 200
 
 
 def _dated_candidates(store: SearchBackend, found: _Candidates, request: SearchRequest,
@@ -443,8 +446,8 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
             request, max_results=request.max_results * LOOKAHEAD), settings, rescued)
         hits = (*hits, *further[len(hits):])
     # Every hit is dated; reordering newer first is opt-in (search.newer_first).
-    hits = newer_first(hits, request.query, embed,
-                       reorder=settings.newer_first)[:request.max_results]
+    hits = newer_first(hits, request.query, embed, reorder=settings.newer_first,
+                       curated_text=_curated_text(store, hits))[:request.max_results]
     hits = within_budget(hits, settings.max_injected_chars, notes)
     best = scores[fused[0].key] if fused else None
     if not hits and not any(n.startswith("nothing relevant") for n in notes):
@@ -455,6 +458,22 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
         notes.append(f"low confidence: the best score reached low_confidence_gate "
                      f"{settings.low_confidence_gate:.2f}; {len(weak)} hit(s) shown apart")
     return SearchOutcome(hits, mode, tuple(notes), found.error, best, low_confidence=weak)
+
+
+def _curated_text(store: SearchBackend, hits: Sequence[SearchHit]) -> Callable[[], list[str]]:
+    """The lines of the curated files among ``hits`` (at most :data:`_CURATED_CHUNKS` chunks),
+    read when asked; none when the store fails (the hits stand as ranked)."""
+    def read() -> list[str]:
+        paths = sorted({hit.path for hit in hits if curated(hit)})
+        if not paths:
+            return []
+        try:
+            keys = store.chunk_keys(paths, _CURATED_CHUNKS)[:_CURATED_CHUNKS]
+            rows = store.chunks(keys)
+        except StoreError:
+            return []
+        return [line for key in keys if key in rows for line in rows[key].text.splitlines()]
+    return read
 
 
 def _low_confidence(passing: Sequence[Candidate], scores: Mapping[int, float],

@@ -4,24 +4,25 @@ live?"): the newest hit that answers it first.
 What the question is about has two parts: its **subject** (whom or what it names: "Ada Park",
 "Kestrel"; a Chinese question's lead, "王芳"; else the words most cited lines share) and the
 **attribute** asked for (where she lives). Every cited line naming the subject is a
-candidate; with the subject's name taken out, a candidate *answers* when it is
+candidate, with the curated lines naming it that no hit cites (they tell which attributes the
+notes keep). With the subject's name taken out:
 
-* the **anchor** (the line closest in meaning to the question, a small bonus for a shared
-  word stem: "lives" for "live"), or at least :data:`ANSWER_SHARE` of its closeness;
-* sharing a word stem or CJK character with the question, or a cue word of the same
-  attribute (search/attributes.py: "moved to", "搬到" are about where one lives);
-* close in meaning to an answer (:data:`SAME_ATTRIBUTE`): lines compare with each other far
-  better than with a question (on the default encoder, same-attribute against
-  different-attribute lines: AUC 0.98; question against line: 0.94);
-
-and never when its cue words name only other attributes ("became keto" for where one lives).
+* the lines are grouped by attribute (search/attribute_groups.py: around the curated lines,
+  by how alike the lines are in sentence and word, moved by :data:`CUE_WEIGHT` when both hold
+  cue words of one attribute, or only of different ones: search/attributes.py);
+* the group holding the line that fits the question best answers it: fit is closeness in
+  meaning, with a bonus (:data:`STEM_BONUS`) for a shared word stem ("lives" / "live"), a
+  shared CJK character (住) or a cue word of the attribute asked ("moved to" for where one
+  lives);
+* a line whose cue words name only other attributes never answers ("became keto" for where
+  one lives), and if the best-fitting line is one, nothing does.
 
 The answers come first, newest first (a daily log's date or the line's ``(as of ...)``
 stamp; an undated curated line counts as the oldest: a dated note that says otherwise is newer
 evidence), the older ones marked ``superseded_by`` the newest; the other hits follow in their
 order. A question without "now" over a conversation's logs only lets a curated answer yield
-(:func:`present_value_first`). Measured by benchmarks/knowledge_update.py on three template
-families: one it was built on, one it was checked on, one written after it and never tuned on.
+(:func:`present_value_first`). Measured by benchmarks/knowledge_update.py on six template
+families (which were built on, checked on, chosen with and never tuned on: its docstring).
 """
 
 from __future__ import annotations
@@ -36,23 +37,22 @@ import numpy as np
 from openclaw_memory.embeddings.base import normalize_rows
 from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.files.workspace import dated_name
+from openclaw_memory.search.attribute_groups import attribute_groups, content_words, line_alike
 from openclaw_memory.search.attributes import attributes_of
 from openclaw_memory.search.textsearch import STOP_WORDS, keyword_terms
 from openclaw_memory.types import SearchHit
 
-__all__ = ["ANSWER_SHARE", "SAME_ATTRIBUTE", "asks_now", "asks_present", "conversation_only",
+__all__ = ["CUE_WEIGHT", "CuratedText", "asks_now", "asks_present", "conversation_only",
            "curated", "present_value_first", "question_subject"]
 
 Embed = Callable[[list[str]], Any]
+#: The lines of the curated files among the hits (read only when needed).
+CuratedText = Callable[[], Sequence[str]]
 DateOf = Callable[[SearchHit, str], "str | None"]
 
-#: Cosine of two lines (the subject's name taken out) that puts them on one attribute. When it
-#: was chosen (on benchmarks/knowledge_update.py's family a, before the cue words), 0.35 took
-#: other attributes for the one asked (unchanged facts' recall@1 92 -> 62) and 0.5 missed
-#: rewordings (current@1 88 -> 79).
-SAME_ATTRIBUTE = 0.4
-#: A line at least this share of the anchor's closeness to the question answers it too.
-ANSWER_SHARE = 0.7
+#: What two lines' shared (or only different) attribute cue words add to (or take from) their
+#: similarity when they are grouped by attribute.
+CUE_WEIGHT = 0.2
 #: Share of the cited lines holding some question word that must hold a word for it to be
 #: the subject (when the question names nobody).
 SUBJECT_SHARE = 0.6
@@ -198,35 +198,42 @@ def unit_rows(vectors: Any) -> np.ndarray:
     return np.nan_to_num(normalize_rows(vectors), nan=0.0)
 
 
-def _answers(question: str, subject: set[str], lines: Sequence[str],
+def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Sequence[bool],
              embed: Embed) -> list[bool] | None:
-    """Which of the subject's ``lines`` answer the question (None: the embedder failed)."""
+    """Which of the subject's ``lines`` answer the question (None: the embedder failed);
+    ``kept``: which lines are curated."""
+    texts = [_without(line, subject) for line in lines]
+    words = [content_words(text) for text in texts]
+    vocabulary = sorted({word for line in words for word in line})
     try:
-        unit = unit_rows(embed([_without(question, subject),
-                            *(_without(line, subject) for line in lines)]))
+        rows = unit_rows(embed([_without(question, subject), *texts, *vocabulary]))
     except Exception:  # an embedding outage must not fail a search that already has its hits
         return None
-    closeness = unit[1:] @ unit[0]
-    asked = _stems(question, subject)
+    unit = rows[:len(texts) + 1]
+    word_rows = dict(zip(vocabulary, rows[len(texts) + 1:], strict=True))
     wanted = attributes_of(_without(question, subject))
     said = [attributes_of(_without(line, subject)) for line in lines]
+    asked = _stems(question, subject)
     shares = np.array([bool(_stems(line, subject) & asked) or bool(kinds & wanted)
                        for line, kinds in zip(lines, said, strict=True)])
     # A line whose cue words name only other attributes than the question's is about
     # something else, however close its meaning ("吃纯素" to "住在哪里").
     other = np.array([bool(wanted) and bool(kinds) and not kinds & wanted for kinds in said])
-    anchor = int(np.argmax(closeness + STEM_BONUS * shares - other))
-    if other[anchor]:  # every line is about something else: none answers
+    fit = unit[1:] @ unit[0] + STEM_BONUS * shares - other
+    if other[int(np.argmax(fit))]:  # every line is about something else: none answers
         return [False] * len(lines)
-    # (An anchor no closer than unrelated text lends no share: only itself and shared cues.)
-    answers = (closeness >= ANSWER_SHARE * closeness[anchor]) & (closeness[anchor] > 0) | shares
-    answers[anchor] = True
-    answers &= ~other
-    # One step further: a line close in meaning to an answer is one ("bought a Honda" to
-    # "drives a Toyota"), unless its cue words say it is about something else.
-    alike = (unit[1:] @ unit[1:][answers].T).max(axis=1)
-    answers |= (alike >= SAME_ATTRIBUTE) & ~other
-    return [bool(a) for a in answers]
+    groups = attribute_groups(_alike(line_alike(unit[1:], words, word_rows), said), kept)
+    answering = max(groups, key=lambda group: float(fit[group].max()))
+    return [i in answering and not other[i] for i in range(len(lines))]
+
+
+def _alike(alike: np.ndarray, said: Sequence[frozenset[str]]) -> np.ndarray:
+    """Lines' similarity to each other (``alike``), moved by :data:`CUE_WEIGHT` where both
+    hold cue words: up when they share an attribute, down when they name only different
+    ones."""
+    cues = np.array([[bool(a & b) if a and b else np.nan for b in said] for a in said])
+    shift = np.where(np.isnan(cues), 0.0, np.where(cues == 1, CUE_WEIGHT, -CUE_WEIGHT))
+    return np.asarray(alike + shift)
 
 
 def _pool(question: str, cited: Sequence[list[str]],
@@ -235,6 +242,26 @@ def _pool(question: str, cited: Sequence[list[str]],
     subject = question_subject(question, [line for lines in cited for line in lines])
     return subject, [(k, line) for k, lines in enumerate(cited) for line in lines
                      if _mentions(line, subject)] if subject else []
+
+
+def _with_kept(pool: Sequence[tuple[int, str]], hits: Sequence[SearchHit], subject: set[str],
+               curated_text: CuratedText | None) -> tuple[list[str], list[bool]]:
+    """The pool's lines, then the curated lines naming the subject that no hit cites; and
+    which of them are curated."""
+    lines = [line for _, line in pool]
+    kept = [curated(hits[k]) for k, _ in pool]
+    if curated_text is not None:
+        seen = {_plain(line) for line in lines}
+        for line in curated_text():
+            if _mentions(line, subject) and _plain(line) not in seen:
+                seen.add(_plain(line))
+                lines.append(line)
+                kept.append(True)
+    return lines, kept
+
+
+def _plain(line: str) -> str:
+    return " ".join(line.lstrip("-*+ ").split())
 
 
 def _spoken(pool: Sequence[tuple[int, str]]) -> bool:
@@ -250,7 +277,7 @@ def conversation_only(question: str, cited: Sequence[list[str]],
 
 def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequence[list[str]],
                         embed: Embed, date_of: DateOf, *, curated_only: bool = False,
-                        ) -> tuple[SearchHit, ...]:
+                        curated_text: CuratedText | None = None) -> tuple[SearchHit, ...]:
     """``hits`` with those answering the present-value ``question`` first, newest first, the
     older answers marked; unchanged when fewer than two cited lines name the question's
     subject (nothing to choose between) or the embedder fails. ``cited``: each hit's cited
@@ -260,7 +287,11 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     subject's lines are a conversation's ("Nate: ..."), only an answer from a curated file
     yields, to the newest dated answer, which moves right above it, and the logs keep their
     order (a conversation log names its speakers on every line: LoCoMo dev recall@1 63.1 ->
-    49.9 when they were ordered newest first); notes of facts are ordered as with "now"."""
+    49.9 when they were ordered newest first); notes of facts are ordered as with "now".
+
+    ``curated_text``: every line of the curated files among the hits; those naming the subject
+    that no hit cites still tell which attributes the notes keep (search/attribute_groups.py:
+    a hit's passage of ``MEMORY.md`` may hold where she lives but not whom she dates)."""
     subject, pool = _pool(question, cited)
     if pool and pool[0][0] != 0 and not _named(question):
         # Words the lines share are a weaker subject than a name: unless the best hit holds
@@ -271,8 +302,9 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     spoken = curated_only and _spoken(pool)
     if spoken and not any(map(curated, hits)):
         return tuple(hits)  # a conversation's logs alone: nothing may move
-    answers = _answers(question, subject, [line for _, line in pool], embed) if (
-        len(pool) >= 2) else None
+    judged = _answers(question, subject, *_with_kept(pool, hits, subject, curated_text),
+                      embed) if len(pool) >= 2 else None
+    answers = judged[:len(pool)] if judged is not None else None  # (the rest are no hits)
     if answers is None or not any(answers):
         return tuple(hits)
     day: dict[int, str] = {}  # each answering hit: the day of its newest answering line

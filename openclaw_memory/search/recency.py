@@ -31,6 +31,7 @@ from typing import Any
 from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.files.workspace import dated_name, valid_date
 from openclaw_memory.search.present_value import (
+    CuratedText,
     asks_now,
     asks_present,
     conversation_only,
@@ -85,9 +86,11 @@ def as_of(hit: SearchHit, line: str | None = None) -> date | None:
 
 
 def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = None, *,
-                reorder: bool = True) -> tuple[SearchHit, ...]:
+                reorder: bool = True, curated_text: CuratedText | None = None,
+                ) -> tuple[SearchHit, ...]:
     """``hits`` with dates and, with ``reorder``, the newer of two same-subject hits first,
-    the older marked."""
+    the older marked. ``curated_text``: the lines of the curated files among the hits, read
+    when a present-value question needs them (present_value.py)."""
     asked = _words(question)
     now = reorder and asks_now(question)
     lines = [fact_line(hit, asked) for hit in hits]
@@ -97,7 +100,7 @@ def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = 
         return tuple(dated)  # (or the question names the time it asks about: that one)
     if embed is not None and (now or asks_present(question)):
         return present_value_first(dated, question, [_cited_lines(h) for h in dated], embed,
-                                   _line_day, curated_only=not now)
+                                   _line_day, curated_only=not now, curated_text=curated_text)
     words = [_words(line) for line in lines]
     pairs = [(i, j) for i in range(len(dated)) for j in range(len(dated))
              if _candidates(dated[i], dated[j], words[i], words[j], asked, logs=now)]

@@ -1,0 +1,113 @@
+"""A subject's lines group by attribute: around the curated lines, which never merge with each
+other, by how alike lines are in sentence and word; a line alike to nothing stays apart; the
+curated lines no hit cites still shape the groups and never become hits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from search_hits import cited_hit, default_embed
+
+from openclaw_memory.errors import StoreError
+from openclaw_memory.search.attribute_groups import (
+    SEPARATE,
+    WORD_SHARE,
+    attribute_groups,
+    average_linkage,
+    content_words,
+    line_alike,
+)
+from openclaw_memory.search.pipeline import _curated_text
+from openclaw_memory.search.recency import newer_first
+
+
+@pytest.fixture(scope="module")
+def embed() -> Any:
+    return default_embed()
+
+
+def _alike(pairs: dict[tuple[int, int], float], count: int) -> np.ndarray:
+    alike = np.eye(count)
+    for (a, b), value in pairs.items():
+        alike[a, b] = alike[b, a] = value
+    return alike
+
+
+def test_average_linkage_merges_the_closest_groups_while_their_mean_reaches_the_threshold() -> None:
+    alike = _alike({(0, 1): 0.9, (1, 2): 0.5, (0, 2): 0.1, (2, 3): 0.05}, 4)
+    # 0+1 first; then {0,1} to 2 averages 0.3: merged at 0.25, not at 0.35.
+    assert average_linkage(alike, 0.25) == [[0, 1, 2], [3]]
+    assert average_linkage(alike, 0.35) == [[0, 1], [2], [3]]
+    assert average_linkage(np.zeros((0, 0)), 0.25) == []
+
+
+def test_groups_marked_apart_never_merge_however_alike() -> None:
+    alike = _alike({(0, 1): 0.95, (1, 2): 0.4}, 3)
+    assert average_linkage(alike, 0.25, [[0], [1], [2]], [True, True, False]) == [[0], [1, 2]]
+
+
+def test_a_line_joins_the_curated_fact_it_is_closest_to_and_a_line_alike_to_none_stays_apart() -> None:
+    # 0, 1: curated (home, work); 2 is alike to home, 3 to work, 4 to nothing.
+    alike = _alike({(0, 1): 0.1, (0, 2): 0.6, (1, 3): 0.5, (2, 3): 0.2, (0, 4): 0.05,
+                    (1, 4): 0.1}, 5)
+    assert sorted(attribute_groups(alike, [True, True, False, False, False])) == [
+        [0, 2], [1, 3], [4]]
+    assert SEPARATE > 0.1  # (line 4 is below it with both)
+
+
+def test_two_curated_lines_saying_one_thing_are_one_group() -> None:
+    alike = _alike({(0, 1): 0.8, (0, 2): 0.5, (1, 2): 0.5}, 3)
+    assert attribute_groups(alike, [True, True, False]) == [[0, 1, 2]]
+
+
+def test_without_curated_lines_the_lines_group_by_average_linkage() -> None:
+    alike = _alike({(0, 1): 0.6, (1, 2): 0.05, (0, 2): 0.0}, 3)
+    assert attribute_groups(alike, [False, False, False]) == [[0, 1], [2]]
+
+
+def test_words_matched_one_by_one_add_their_share_to_the_sentences_cosine() -> None:
+    sentences = np.eye(2)  # orthogonal sentences: all the similarity comes from words
+    words = [["member", "gym"], ["membership"]]
+    rows = {"member": np.array([1.0, 0.0]), "gym": np.array([0.0, 1.0]),
+            "membership": np.array([0.8, 0.6])}
+    alike = line_alike(sentences, words, rows)
+    # line 0's words: best 0.8 and 0.6 (mean 0.7); line 1's: best 0.8; their mean 0.75.
+    assert alike[0, 1] == pytest.approx(WORD_SHARE * 0.75)
+    assert alike[0, 0] == pytest.approx(1.0)
+    assert content_words("- signed up at the gym.") == ["signed", "gym"]
+    assert content_words("王芳搬到了北京") == ["王芳", "搬到", "了北"]  # CJK: two characters a word
+
+
+def test_curated_lines_no_hit_cites_shape_the_groups_and_never_become_hits(embed: Any) -> None:
+    curated = cited_hit("MEMORY.md", "- Ada Park lives in Lisbon.\n- Ada Park works at Acme.", 0.5)
+    newer = cited_hit("memory/2025-05-20.md", "- Ada Park is with Initech since Monday.", 0.45)
+    partner = cited_hit("memory/2025-04-18.md", "- Ada Park is seeing Sam these days.", 0.44)
+    reads: list[int] = []
+
+    def text() -> list[str]:
+        reads.append(1)
+        return ["# Facts", "- Ada Park lives in Lisbon.", "- Ada Park works at Acme.",
+                "- Ada Park is dating Robin.", "- Lee Wu is dating Robin."]
+
+    ranked = newer_first([curated, newer, partner], "Who is Ada Park's partner now?", embed,
+                         curated_text=text)
+    assert [h.path for h in ranked] == ["memory/2025-04-18.md", "MEMORY.md",
+                                        "memory/2025-05-20.md"]
+    assert reads == [1]
+    # Not asked about the present: nothing is read.
+    newer_first([curated, newer, partner], "Who did Ada Park date before?", embed,
+                curated_text=text)
+    assert reads == [1]
+
+
+class _FailingStore:
+    def chunk_keys(self, paths: Any, limit: Any = None) -> list[int]:
+        raise StoreError("disk I/O error")
+
+
+def test_a_store_that_fails_reading_curated_lines_leaves_the_hits_as_ranked() -> None:
+    curated = cited_hit("MEMORY.md", "- Ada Park lives in Lisbon.", 0.5)
+    assert _curated_text(_FailingStore(), [curated])() == []  # type: ignore[arg-type]
+    assert _curated_text(_FailingStore(), [])() == []  # type: ignore[arg-type]

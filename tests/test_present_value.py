@@ -1,7 +1,7 @@
 """A question about how things are now gets the newest note that answers it first: the
 question's subject found by its names (or, in Chinese, its lead), a note answering when it is
-about the attribute asked for (in meaning, by a shared word stem, or by the attribute's cue
-words), never when its cue words say it is about something else."""
+in the group of the subject's lines that fits the question best (lines grouped by meaning,
+words and cue words); nothing moves when the best-fitting line is about something else."""
 
 from __future__ import annotations
 

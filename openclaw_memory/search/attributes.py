@@ -13,11 +13,15 @@ of English word forms and Chinese words. Words that name several attributes as o
 benchmarks/knowledge_update.py's template families a and b.
 
 What a list costs where its words mislead: "How does she get to work?" reads as where she
-works, and "commutes by car" as what she drives. On the benchmark's family e (written after
-the list, commuting among its attributes) current-value recall@1 is 83.8 with the list and
-90.4 without it; on families a-d, whose wordings the list has seen, 95.2 / 91.9 / 87.7 / 98.6
-with it against 90.3 / 85.9 / 78.3 / 91.3 without (and a Chinese question over short lines,
-"王芳现在住在哪里" beside "王芳最近开始吃素", needs it: tests/test_present_value.py).
+works, and "commutes by car" as what she drives. So the words decide no line alone: they
+bring two lines of one attribute closer and push lines of only different attributes apart
+when a subject's lines are grouped, and they stop the reordering when the line fitting the
+question best is plainly about something else (search/present_value.py). Current-value
+recall@1 on benchmarks/knowledge_update.py's families a-e: with the words also vetoing lines
+and lifting the question's own attribute, 95.2 / 91.9 / 87.7 / 98.6 / 83.8; as used now,
+95.2 / 88.9 / 77.5 / 98.6 / 88.2; without them, 90.3 / 85.9 / 78.3 / 91.3 / 90.4. Family e
+(commuting among its attributes) is the one the list had not seen; c and d it was extended
+with.
 
 Only lines that already name the question's subject are compared (search/present_value.py),
 so a general word ("moved", "joined") is read in that narrow context.

@@ -11,11 +11,10 @@ notes keep). With the subject's name taken out:
   by how alike the lines are in sentence and word, moved by :data:`CUE_WEIGHT` when both hold
   cue words of one attribute, or only of different ones: search/attributes.py);
 * the group holding the line that fits the question best answers it: fit is closeness in
-  meaning, with a bonus (:data:`STEM_BONUS`) for a shared word stem ("lives" / "live"), a
-  shared CJK character (住) or a cue word of the attribute asked ("moved to" for where one
-  lives);
-* a line whose cue words name only other attributes never answers ("became keto" for where
-  one lives), and if the best-fitting line is one, nothing does.
+  meaning, with a bonus (:data:`STEM_BONUS`) for a shared word stem ("lives" / "live") or CJK
+  character (住);
+* when that line's cue words name only other attributes than the question's ("became keto"
+  for where one lives), the notes hold no answer and nothing moves.
 
 The answers come first, newest first (a daily log's date or the line's ``(as of ...)``
 stamp; an undated curated line counts as the oldest: a dated note that says otherwise is newer
@@ -214,17 +213,16 @@ def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Seque
     wanted = attributes_of(_without(question, subject))
     said = [attributes_of(_without(line, subject)) for line in lines]
     asked = _stems(question, subject)
-    shares = np.array([bool(_stems(line, subject) & asked) or bool(kinds & wanted)
-                       for line, kinds in zip(lines, said, strict=True)])
-    # A line whose cue words name only other attributes than the question's is about
-    # something else, however close its meaning ("吃纯素" to "住在哪里").
-    other = np.array([bool(wanted) and bool(kinds) and not kinds & wanted for kinds in said])
-    fit = unit[1:] @ unit[0] + STEM_BONUS * shares - other
-    if other[int(np.argmax(fit))]:  # every line is about something else: none answers
+    shares = np.array([bool(_stems(line, subject) & asked) for line in lines])
+    fit = unit[1:] @ unit[0] + STEM_BONUS * shares
+    if wanted and said[int(np.argmax(fit))] and not said[int(np.argmax(fit))] & wanted:
+        # The line that fits best names only other attributes than the question's ("became
+        # keto" for where one lives): the notes hold no answer, nothing moves. Cue words decide
+        # no single line beyond that (search/attributes.py: what they cost where they mislead).
         return [False] * len(lines)
     groups = attribute_groups(_alike(line_alike(unit[1:], words, word_rows), said), kept)
     answering = max(groups, key=lambda group: float(fit[group].max()))
-    return [i in answering and not other[i] for i in range(len(lines))]
+    return [i in answering for i in range(len(lines))]
 
 
 def _alike(alike: np.ndarray, said: Sequence[frozenset[str]]) -> np.ndarray:

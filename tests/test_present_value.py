@@ -213,3 +213,15 @@ def test_only_a_question_where_something_may_move_looks_further() -> None:
     assert not looks_wider("Where did Ada Park live before?", notes)
     dated = [replace(h, explanation=replace(h.explanation, date_match=True)) for h in notes]
     assert not looks_wider("Where does Ada Park live now?", dated)  # its period decides
+
+
+def test_asked_now_over_conversation_logs_the_newest_line_close_to_the_question_comes_first(
+        embed: Any) -> None:
+    said_old = cited_hit("memory/2025-01-05.md", "- [D1:3] Ada Park: I moved to Porto!", 0.6)
+    chat = cited_hit("memory/2025-04-01.md", "- [D9:1] Ada Park: I love the new café menu.", 0.55)
+    said_new = cited_hit("memory/2025-03-05.md", "- [D7:2] Ada Park: We moved to Oslo.", 0.5)
+    ranked = newer_first([said_old, chat, said_new], "Where does Ada Park live now?", embed)
+    # Every line of a speaker is about her; only those close to the question move, newest
+    # first: the newer chat about a menu stays where it was.
+    assert [h.path for h in ranked] == [said_new.path, said_old.path, chat.path]
+    assert ranked[1].superseded_by == said_new.citation

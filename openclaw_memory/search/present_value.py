@@ -19,7 +19,7 @@ notes keep). With the subject's name taken out:
 The answers come first, newest first (a daily log's date or the line's ``(as of ...)``
 stamp; an undated curated line counts as the oldest: a dated note that says otherwise is newer
 evidence), the older ones marked ``superseded_by`` the newest; the other hits follow in their
-order. A question without "now" over a conversation's logs only lets a curated answer yield
+order. Over a conversation's logs less moves
 (:func:`present_value_first`). Measured by benchmarks/knowledge_update.py on six template
 families (which were built on, checked on, chosen with and never tuned on: its docstring).
 """
@@ -41,7 +41,7 @@ from openclaw_memory.search.attributes import attributes_of
 from openclaw_memory.search.textsearch import STOP_WORDS, keyword_terms
 from openclaw_memory.types import SearchHit
 
-__all__ = ["CUE_WEIGHT", "CuratedText", "asks_now", "asks_present", "conversation_only",
+__all__ = ["ANSWER_SHARE", "CUE_WEIGHT", "CuratedText", "asks_now", "asks_present", "conversation_only",
            "curated", "present_value_first", "question_subject"]
 
 Embed = Callable[[list[str]], Any]
@@ -49,6 +49,9 @@ Embed = Callable[[list[str]], Any]
 CuratedText = Callable[[], Sequence[str]]
 DateOf = Callable[[SearchHit, str], "str | None"]
 
+#: Over a conversation's logs, a line answering a "now" question fits it at least this share
+#: as well as the best line does (a speaker's lines are many, and one group).
+ANSWER_SHARE = 0.7
 #: What two lines' shared (or only different) attribute cue words add to (or take from) their
 #: similarity when they are grouped by attribute.
 CUE_WEIGHT = 0.2
@@ -198,9 +201,10 @@ def unit_rows(vectors: Any) -> np.ndarray:
 
 
 def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Sequence[bool],
-             embed: Embed) -> list[bool] | None:
+             embed: Embed, *, close: bool = False) -> list[bool] | None:
     """Which of the subject's ``lines`` answer the question (None: the embedder failed);
-    ``kept``: which lines are curated."""
+    ``kept``: which lines are curated; ``close``: only lines fitting the question at least
+    :data:`ANSWER_SHARE` as well as the best do."""
     texts = [_without(line, subject) for line in lines]
     words = [content_words(text) for text in texts]
     vocabulary = sorted({word for line in words for word in line})
@@ -222,7 +226,8 @@ def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Seque
         return [False] * len(lines)
     groups = attribute_groups(_alike(line_alike(unit[1:], words, word_rows), said), kept)
     answering = max(groups, key=lambda group: float(fit[group].max()))
-    return [i in answering for i in range(len(lines))]
+    near = fit >= ANSWER_SHARE * fit.max() if close else np.ones(len(lines), dtype=bool)
+    return [i in answering and bool(near[i]) for i in range(len(lines))]
 
 
 def _alike(alike: np.ndarray, said: Sequence[frozenset[str]]) -> np.ndarray:
@@ -263,7 +268,8 @@ def _plain(line: str) -> str:
 
 
 def _spoken(pool: Sequence[tuple[int, str]]) -> bool:
-    return any(_SPOKEN.match(line) for _, line in pool)
+    """Whether the lines are a conversation's: most name their speaker ("Nate: ...")."""
+    return bool(pool) and 2 * sum(bool(_SPOKEN.match(line)) for _, line in pool) >= len(pool)
 
 
 def conversation_only(question: str, cited: Sequence[list[str]],
@@ -274,18 +280,20 @@ def conversation_only(question: str, cited: Sequence[list[str]],
 
 
 def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequence[list[str]],
-                        embed: Embed, date_of: DateOf, *, curated_only: bool = False,
+                        embed: Embed, date_of: DateOf, *, now: bool = True,
                         curated_text: CuratedText | None = None) -> tuple[SearchHit, ...]:
     """``hits`` with those answering the present-value ``question`` first, newest first, the
     older answers marked; unchanged when fewer than two cited lines name the question's
     subject (nothing to choose between) or the embedder fails. ``cited``: each hit's cited
     lines; ``date_of``: the ISO day a hit's line was learned, or None.
 
-    ``curated_only`` (a question in the present tense that does not say "now"): where the
-    subject's lines are a conversation's ("Nate: ..."), only an answer from a curated file
-    yields, to the newest dated answer, which moves right above it, and the logs keep their
-    order (a conversation log names its speakers on every line: LoCoMo dev recall@1 63.1 ->
-    49.9 when they were ordered newest first); notes of facts are ordered as with "now".
+    Where the subject's lines are a conversation's (most are "Nate: ..."), a question without
+    ``now`` only lets an answer from a curated file yield, to the newest dated answer, which
+    moves right above it, and the logs keep their order (a conversation log names its speakers
+    on every line: LoCoMo dev recall@1 63.1 -> 49.9 when they were ordered newest first);
+    with ``now``, only lines close to the question answer (:data:`ANSWER_SHARE`: a speaker's
+    lines all group together; LoCoMo dev's "How does Andrew feel about his current work?"
+    lost its gold lines when they all moved, multi-hop recall@6 57.4 -> 56.8).
 
     ``curated_text``: every line of the curated files among the hits; those naming the subject
     that no hit cites still tell which attributes the notes keep (search/attribute_groups.py:
@@ -297,11 +305,12 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
         # beside 女儿), or be about the question in words the subject's lines lack (the
         # bundled Kestrel notes' "current" questions: MRR 57.5 -> 62.5 with this rule).
         return tuple(hits)
-    spoken = curated_only and _spoken(pool)
+    said = _spoken(pool)
+    spoken = said and not now
     if spoken and not any(map(curated, hits)):
         return tuple(hits)  # a conversation's logs alone: nothing may move
     judged = _answers(question, subject, *_with_kept(pool, hits, subject, curated_text),
-                      embed) if len(pool) >= 2 else None
+                      embed, close=said and now) if len(pool) >= 2 else None
     answers = judged[:len(pool)] if judged is not None else None  # (the rest are no hits)
     if answers is None or not any(answers):
         return tuple(hits)

@@ -100,7 +100,7 @@ def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = 
         return tuple(dated)  # (or the question names the time it asks about: that one)
     if embed is not None and (now or asks_present(question)):
         return present_value_first(dated, question, [_cited_lines(h) for h in dated], embed,
-                                   _line_day, curated_only=not now, curated_text=curated_text)
+                                   _line_day, now=now, curated_text=curated_text)
     words = [_words(line) for line in lines]
     pairs = [(i, j) for i in range(len(dated)) for j in range(len(dated))
              if _candidates(dated[i], dated[j], words[i], words[j], asked, logs=now)]

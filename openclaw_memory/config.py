@@ -271,18 +271,17 @@ class SearchSettings(_Frozen):
     citations: Literal["auto", "on", "off"] = Field(
         "auto", description="auto: cite in direct chats, not in group/channel chats.")
     newer_first: bool = Field(
-        True, description="The newer fact first. A question about how things are ('Where "
-        "does Ada live?'): of the hits' cited lines naming its subject, those about the "
-        "attribute asked (close in meaning, a shared word stem, or the attribute's cue words; "
-        "never a line whose cue words name another attribute) answer it, an undated curated "
-        "line counting as the oldest. The answers come first, newest first; over conversation "
-        "logs ('Nate: ...') a question without 'now' ('currently', '现在') only lets a "
-        "curated answer yield to the newest dated one. The "
-        "older answers are marked superseded_by the newest. Questions about the past: of a "
-        "dated curated fact and a newer dated note saying something else about its subject, "
-        "the newer ranks first. A question about how things are looks at three times as many "
-        "hits, so that a newer answer just past the first ones is found "
-        "(benchmarks/knowledge_update.py measures it against score order).")
+        True, description="The newer fact first. A question about how things are ('Where does Ada "
+        "live?'): the lines naming its subject (cited, or curated) are grouped by attribute around the "
+        "curated facts, by meaning, words and cue words, and the group fitting the question best answers "
+        "it (nothing moves when the best-fitting line is about another attribute), an undated curated "
+        "line counting as the oldest. The answers come first, newest first; over conversation logs "
+        "('Nate: ...') a question without 'now' ('currently', '现在') only lets a curated answer yield to "
+        "the newest dated one, and with it only lines close to the question move. The older answers are "
+        "marked superseded_by the newest. Questions about the past: of a dated curated fact and a newer "
+        "dated note saying something else about its subject, the newer ranks first. A question about how "
+        "things are looks at three times as many hits, so that a newer answer just past the first ones is "
+        "found (benchmarks/knowledge_update.py measures it against score order).")
     get_max_chars: int = Field(
         16_000, ge=100, le=10_000_000, description="The most text one get / memory_get returns "
         "(whole lines while they fit); past it the answer is marked truncated and says which "

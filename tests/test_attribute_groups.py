@@ -111,3 +111,19 @@ def test_a_store_that_fails_reading_curated_lines_leaves_the_hits_as_ranked() ->
     curated = cited_hit("MEMORY.md", "- Ada Park lives in Lisbon.", 0.5)
     assert _curated_text(_FailingStore(), [curated])() == []  # type: ignore[arg-type]
     assert _curated_text(_FailingStore(), [])() == []  # type: ignore[arg-type]
+
+
+def test_a_line_without_embedded_words_compares_by_its_sentence_alone() -> None:
+    sentences = np.array([[1.0, 0.0], [0.6, 0.8]])
+    alike = line_alike(sentences, [["gym"], []], {"gym": np.array([1.0, 0.0])})
+    assert alike[0, 1] == pytest.approx(0.6)  # no words to match: the sentences' cosine
+
+
+def test_the_curated_lines_read_for_grouping_are_bounded() -> None:
+    from openclaw_memory.search.present_value import MOST_LINES, _with_kept
+
+    hit = cited_hit("MEMORY.md", "- Ada Park lives in Lisbon.", 0.5)
+    many = [f"- Ada Park note {i}." for i in range(5 * MOST_LINES)]
+    lines, kept = _with_kept([(0, "- Ada Park lives in Lisbon.")], [hit], {"ada", "park"},
+                             lambda: many)
+    assert len(lines) == MOST_LINES and all(kept)

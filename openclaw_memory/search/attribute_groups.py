@@ -56,16 +56,18 @@ def line_alike(sentences: np.ndarray, words: Sequence[Sequence[str]],
                word_rows: dict[str, np.ndarray]) -> np.ndarray:
     """Lines' similarity: their sentence vectors' cosine (``sentences``: unit rows) blended
     with their words' (:data:`WORD_SHARE`): the mean over both lines' words of each word's
-    best cosine with the other line's words (``word_rows``: each word's unit vector)."""
-    count = len(sentences)
-    matched = np.zeros((count, count))
-    vectors = [np.array([word_rows[w] for w in line]) if line else None for line in words]
+    best cosine with the other line's words (``word_rows``: each word's unit vector). A line
+    without words (or none embedded) compares by its sentence alone."""
+    cosine = sentences @ sentences.T
+    matched = cosine.copy()
+    vectors = [np.array([word_rows[w] for w in line]) if line and all(w in word_rows for w in line)
+               else None for line in words]
     for i, left in enumerate(vectors):
         for j, right in enumerate(vectors):
             if left is not None and right is not None:
                 pairs = left @ right.T
                 matched[i, j] = 0.5 * (pairs.max(axis=1).mean() + pairs.max(axis=0).mean())
-    return np.asarray((1 - WORD_SHARE) * (sentences @ sentences.T) + WORD_SHARE * matched)
+    return np.asarray((1 - WORD_SHARE) * cosine + WORD_SHARE * matched)
 
 
 def average_linkage(alike: np.ndarray, threshold: float,

@@ -19,9 +19,9 @@ notes keep). With the subject's name taken out:
 The answers come first, newest first (a daily log's date or the line's ``(as of ...)``
 stamp; an undated curated line counts as the oldest: a dated note that says otherwise is newer
 evidence), the older ones marked ``superseded_by`` the newest; the other hits follow in their
-order. Over a conversation's logs less moves
-(:func:`present_value_first`). Measured by benchmarks/knowledge_update.py on six template
-families (which were built on, checked on, chosen with and never tuned on: its docstring).
+order. Over a conversation's logs less moves (:func:`present_value_first`). Measured by
+benchmarks/knowledge_update.py on six template families (which were built on, checked on,
+chosen with and never tuned on: its docstring).
 """
 
 from __future__ import annotations
@@ -52,6 +52,10 @@ DateOf = Callable[[SearchHit, str], "str | None"]
 #: Over a conversation's logs, a line answering a "now" question fits it at least this share
 #: as well as the best line does (a speaker's lines are many, and one group).
 ANSWER_SHARE = 0.7
+#: The most lines naming the subject compared (the hits' first, then curated ones), and the
+#: most distinct words of theirs embedded one by one (past it, sentences alone compare).
+MOST_LINES = 80
+MOST_WORDS = 600
 #: What two lines' shared (or only different) attribute cue words add to (or take from) their
 #: similarity when they are grouped by attribute.
 CUE_WEIGHT = 0.2
@@ -208,6 +212,8 @@ def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Seque
     texts = [_without(line, subject) for line in lines]
     words = [content_words(text) for text in texts]
     vocabulary = sorted({word for line in words for word in line})
+    if len(vocabulary) > MOST_WORDS:  # lines this many compare by their sentences alone
+        vocabulary = []
     try:
         rows = unit_rows(embed([_without(question, subject), *texts, *vocabulary]))
     except Exception:  # an embedding outage must not fail a search that already has its hits
@@ -256,6 +262,8 @@ def _with_kept(pool: Sequence[tuple[int, str]], hits: Sequence[SearchHit], subje
     if curated_text is not None:
         seen = {_plain(line) for line in lines}
         for line in curated_text():
+            if len(lines) >= MOST_LINES:
+                break
             if _mentions(line, subject) and _plain(line) not in seen:
                 seen.add(_plain(line))
                 lines.append(line)

@@ -225,3 +225,13 @@ def test_asked_now_over_conversation_logs_the_newest_line_close_to_the_question_
     # first: the newer chat about a menu stays where it was.
     assert [h.path for h in ranked] == [said_new.path, said_old.path, chat.path]
     assert ranked[1].superseded_by == said_new.citation
+
+
+def test_a_question_naming_nobody_takes_a_line_with_most_of_its_shared_words_as_about_it(
+        tmp_path: Path) -> None:
+    # The bundled Kestrel notes: the launch target set on 2 October slipped on 7 October.
+    sample = Path(__file__).resolve().parents[1] / "notebooks" / "data" / "kestrel-team"
+    with MemoryIndex.open(sample, index_path=tmp_path / "i.sqlite") as memory:
+        hits = memory.search("What is the current launch target version and date?").results
+    assert [h.path for h in hits][:2] == ["memory/2026-10-07.md", "memory/2026-10-02.md"]
+    assert hits[1].superseded_by == hits[0].citation

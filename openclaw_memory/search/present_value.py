@@ -62,6 +62,8 @@ CUE_WEIGHT = 0.2
 #: Share of the cited lines holding some question word that must hold a word for it to be
 #: the subject (when the question names nobody).
 SUBJECT_SHARE = 0.6
+#: Share of a shared-word subject's terms a line must hold to be about it.
+SHARED_TERMS = 0.5
 #: The anchor's bonus for sharing a word stem with the question.
 STEM_BONUS = 0.2
 #: Words by which a question asks for the present value ("now"): its answers come first,
@@ -169,10 +171,12 @@ def question_subject(question: str, lines: Sequence[str]) -> set[str]:
     return _names(question) or _shared_subject(question, lines)
 
 
-def _mentions(line: str, subject: set[str]) -> bool:
-    """Whether ``line`` names the subject: each term as a word (CJK: as written)."""
-    return all(re.search(rf"(?i)\b{re.escape(term)}\b", line) if term.isascii()
+def _mentions(line: str, subject: set[str], share: float = 1.0) -> bool:
+    """Whether ``line`` names the subject: at least ``share`` of its terms, each as a word
+    (CJK: as written)."""
+    held = sum(bool(re.search(rf"(?i)\b{re.escape(term)}\b", line)) if term.isascii()
                else term in line for term in subject)
+    return held >= share * len(subject)
 
 
 def _without(text: str, subject: set[str]) -> str:
@@ -249,8 +253,11 @@ def _pool(question: str, cited: Sequence[list[str]],
           ) -> tuple[set[str], list[tuple[int, str]]]:
     """The question's subject, and (hit index, line) of the cited lines that name it."""
     subject = question_subject(question, [line for lines in cited for line in lines])
+    # A name is named whole; words the lines share are a looser subject: a line holding most
+    # of them is about it ("Launch slips: version 1.3" beside "Launch target is version 1.2").
+    share = 1.0 if _named(question) else SHARED_TERMS
     return subject, [(k, line) for k, lines in enumerate(cited) for line in lines
-                     if _mentions(line, subject)] if subject else []
+                     if _mentions(line, subject, share)] if subject else []
 
 
 def _with_kept(pool: Sequence[tuple[int, str]], hits: Sequence[SearchHit], subject: set[str],
@@ -277,7 +284,7 @@ def _plain(line: str) -> str:
 
 def _spoken(pool: Sequence[tuple[int, str]]) -> bool:
     """Whether the lines are a conversation's: most name their speaker ("Nate: ...")."""
-    return bool(pool) and 2 * sum(bool(_SPOKEN.match(line)) for _, line in pool) >= len(pool)
+    return 2 * sum(bool(_SPOKEN.match(line)) for _, line in pool) > len(pool)
 
 
 def conversation_only(question: str, cited: Sequence[list[str]],

@@ -60,13 +60,17 @@ def line_alike(sentences: np.ndarray, words: Sequence[Sequence[str]],
     without words (or none embedded) compares by its sentence alone."""
     cosine = sentences @ sentences.T
     matched = cosine.copy()
-    vectors = [np.array([word_rows[w] for w in line]) if line and all(w in word_rows for w in line)
-               else None for line in words]
-    for i, left in enumerate(vectors):
-        for j, right in enumerate(vectors):
-            if left is not None and right is not None:
-                pairs = left @ right.T
-                matched[i, j] = 0.5 * (pairs.max(axis=1).mean() + pairs.max(axis=0).mean())
+    worded = [i for i, line in enumerate(words)
+              if line and all(w in word_rows for w in line)]
+    if worded:
+        # All words against all at once; then, per pair of lines, each word's best match
+        # in the other line (a maximum over that line's columns) averaged over its own.
+        counts = np.array([len(words[i]) for i in worded])
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        vectors = np.array([word_rows[w] for i in worded for w in words[i]])
+        best = np.maximum.reduceat(vectors @ vectors.T, starts, axis=1)
+        mean = np.add.reduceat(best, starts, axis=0) / counts[:, None]
+        matched[np.ix_(worded, worded)] = 0.5 * (mean + mean.T)
     return np.asarray((1 - WORD_SHARE) * cosine + WORD_SHARE * matched)
 
 

@@ -213,19 +213,20 @@ def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Seque
     """Which of the subject's ``lines`` answer the question (None: the embedder failed);
     ``kept``: which lines are curated; ``close``: only lines fitting the question at least
     :data:`ANSWER_SHARE` as well as the best do."""
+    question_text = _without(question, subject)
     texts = [_without(line, subject) for line in lines]
     words = [content_words(text) for text in texts]
     vocabulary = sorted({word for line in words for word in line})
     if len(vocabulary) > MOST_WORDS:  # lines this many compare by their sentences alone
         vocabulary = []
     try:
-        rows = unit_rows(embed([_without(question, subject), *texts, *vocabulary]))
+        rows = unit_rows(embed([question_text, *texts, *vocabulary]))
     except Exception:  # an embedding outage must not fail a search that already has its hits
         return None
     unit = rows[:len(texts) + 1]
     word_rows = dict(zip(vocabulary, rows[len(texts) + 1:], strict=True))
-    wanted = attributes_of(_without(question, subject))
-    said = [attributes_of(_without(line, subject)) for line in lines]
+    wanted = attributes_of(question_text)
+    said = [attributes_of(text) for text in texts]
     asked = _stems(question, subject)
     shares = np.array([bool(_stems(line, subject) & asked) for line in lines])
     fit = unit[1:] @ unit[0] + STEM_BONUS * shares

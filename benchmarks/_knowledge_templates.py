@@ -308,6 +308,56 @@ ZH_PROJECT_F: Table = {
                 "{s}的例会现在是哪天？", "{s}的例会改到{v}之前是哪天？", "{s}每{v}开例会。"),
 }
 
+EN_G: Table = {
+    "bank": (["Monzo", "Barclays", "ING", "Revolut", "HSBC"],
+             "{s} banks with {v}.", ["{s} closed the old account and opened one at {v}.",
+                                     "{s}'s salary now lands in a {v} account."],
+             "Which bank does {s} use now?", "Which bank did {s} use before {v}?",
+             "{s} keeps savings at {v}."),
+    "streaming": (["Netflix", "Hulu", "Disney+", "HBO Max", "Apple TV"],
+                  "{s} subscribes to {v}.", ["{s} cancelled the old plan and signed up for {v}.",
+                                             "{s} only watches {v} now."],
+                  "Which streaming service does {s} pay for now?",
+                  "Which streaming service did {s} pay for before {v}?",
+                  "{s} watches shows on {v}."),
+    "partner": (["Sam", "Alex", "Jordan", "Robin", "Casey"],
+                "{s} is dating {v}.", ["{s} and {v} got together after the wedding.",
+                                       "{s} has a new partner, {v}."],
+                "Who is {s} seeing now?", "Who was {s} seeing before {v}?",
+                "{s} spends evenings with {v}."),
+    "school": (["Hillside Primary", "Oakwood School", "St. Mary's", "Riverside Academy"],
+               "{s}'s son goes to {v}.", ["{s} enrolled the boy at {v}.",
+                                          "{s}'s son changed schools to {v}."],
+               "Which school does {s}'s son attend now?",
+               "Which school did {s}'s son attend before {v}?",
+               "{s} drops the kid off at {v} every morning."),
+}
+EN_PROJECT_G: Table = {
+    "database": (["Postgres", "MySQL", "MongoDB", "DynamoDB", "Cassandra"],
+                 "{s} stores its data in {v}.", ["{s} migrated its tables to {v}.",
+                                                 "The {s} data moved onto {v} last sprint."],
+                 "Which database does {s} use now?", "Which database did {s} use before {v}?",
+                 "{s} is backed by {v}."),
+    "owner": (["Priya", "Tomasz", "Chen", "Fatima", "Lucas"],
+              "{s} is owned by {v}.", ["{v} took over {s}.", "{s} was handed to {v}."],
+              "Who owns {s} now?", "Who owned {s} before {v}?",
+              "{v} is responsible for {s}."),
+}
+ZH_G: Table = {
+    "bank": (["招商银行", "工商银行", "建设银行", "中国银行"],
+             "{s}的工资卡在{v}。", ["{s}把账户转到了{v}。", "{s}新开了{v}的卡。"],
+             "{s}现在用哪家银行？", "{s}用{v}之前用哪家银行？", "{s}在{v}存钱。"),
+    "school": (["实验小学", "育才小学", "外国语小学", "第一小学"],
+               "{s}的儿子在{v}上学。", ["{s}给儿子转学到了{v}。", "{s}的孩子进了{v}。"],
+               "{s}的儿子现在在哪所学校？", "{s}的儿子去{v}之前在哪所学校？",
+               "{s}每天送孩子去{v}。"),
+}
+ZH_PROJECT_G: Table = {
+    "database": (["MySQL", "PostgreSQL", "MongoDB", "Redis"],
+                 "{s}的数据存在{v}里。", ["{s}的数据迁到了{v}。", "{s}改用{v}存数据。"],
+                 "{s}现在用什么数据库？", "{s}用{v}之前用什么数据库？", "{s}的后端是{v}。"),
+}
+
 
 #: family -> (English people, English projects, Chinese people, Chinese projects)
 FAMILIES: dict[str, tuple[Table, Table, Table, Table]] = {
@@ -317,4 +367,5 @@ FAMILIES: dict[str, tuple[Table, Table, Table, Table]] = {
     "d": (EN_D, EN_PROJECT_D, ZH_D, ZH_PROJECT_D),
     "e": (EN_E, EN_PROJECT_E, ZH_E, ZH_PROJECT_E),
     "f": (EN_F, EN_PROJECT_F, ZH_F, ZH_PROJECT_F),
+    "g": (EN_G, EN_PROJECT_G, ZH_G, ZH_PROJECT_G),
 }

@@ -103,6 +103,9 @@ def test_the_subject_is_the_questions_names_or_its_chinese_lead() -> None:
     assert question_subject("What is the API now?", []) == {"api"}
     assert question_subject("王芳现在住在哪里？", ["王芳搬到了北京。", "王芳住在上海。", "刘洋现在住在北京。"]
                             ) == {"王芳"}
+    # 的 ends whose it is: a line saying "青松每周二开例会" is about 青松's meeting too.
+    assert question_subject("青松的例会现在是哪天？", ["青松的例会在周四。", "青松的例会改到了周三。",
+                                              "青松每周二开例会。"]) == {"青松"}
     # Named nowhere: the words most cited lines share.
     assert question_subject("Where does my sister live now?",
                             ["- my sister lives in Rome", "- my sister moved to Milan",
@@ -235,3 +238,30 @@ def test_a_question_naming_nobody_takes_a_line_with_most_of_its_shared_words_as_
         hits = memory.search("What is the current launch target version and date?").results
     assert [h.path for h in hits][:2] == ["memory/2026-10-07.md", "memory/2026-10-02.md"]
     assert hits[1].superseded_by == hits[0].citation
+
+
+def test_a_chinese_possessive_question_takes_a_restatement_without_the_possessive_as_newest(
+        embed: Any) -> None:
+    curated = cited_hit("MEMORY.md", "- 青松的例会在周四。", 0.5)
+    moved = cited_hit("memory/2025-03-03.md", "- 青松的例会改到了周三。", 0.45)
+    restated = cited_hit("memory/2025-05-17.md", "- 青松每周二开例会。", 0.4)
+    ranked = newer_first([moved, curated, restated], "青松的例会现在是哪天？", embed)
+    assert ranked[0].path == "memory/2025-05-17.md"
+    assert {h.path: h.superseded_by for h in ranked[1:]} == {
+        "memory/2025-03-03.md": "memory/2025-05-17.md#L1", "MEMORY.md": "memory/2025-05-17.md#L1"}
+
+
+def test_one_cited_answer_still_comes_first_when_the_curated_lines_show_its_attribute(
+        embed: Any) -> None:
+    # The only cited line naming Avocet is the change; the curated lines no hit cites tell
+    # that it is the meeting day the question asks about, so it passes another project's line.
+    other = cited_hit("memory/2025-04-27.md", "- We meet about Gannet on Monday from now on.", 0.5)
+    moved = cited_hit("memory/2025-01-30.md", "- The Avocet standup moved to Tuesday.", 0.4)
+    curated_lines = ["- The Avocet sync is on Wednesday.", "- Avocet sends email through Twilio.",
+                     "- The Gannet sync is on Friday."]
+    question = "Which day is the Avocet meeting now?"
+    ranked = newer_first([other, moved], question, embed, curated_text=lambda: curated_lines)
+    assert [h.path for h in ranked] == ["memory/2025-01-30.md", "memory/2025-04-27.md"]
+    # Without them, one line has nothing to be told apart from: the order stands.
+    assert [h.path for h in newer_first([other, moved], question, embed)] == [
+        "memory/2025-04-27.md", "memory/2025-01-30.md"]

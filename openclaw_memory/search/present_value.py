@@ -137,7 +137,9 @@ def _cjk_subject(question: str, lines: Sequence[str]) -> set[str]:
     best = ""
     for end in range(2, len(lead.group(0)) + 1):
         start = lead.group(0)[:end]
-        if NOW.search(start):
+        # 的 joins whose to what: "青松的例会" asks about 青松's meeting, and a line saying
+        # "青松每周二开例会" is about it too.
+        if NOW.search(start) or (best and start.endswith("的")):
             break
         if sum(start in line for line in lines) >= 2:
             best = start
@@ -299,8 +301,9 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
                         embed: Embed, date_of: DateOf, *, now: bool = True,
                         curated_text: CuratedText | None = None) -> tuple[SearchHit, ...]:
     """``hits`` with those answering the present-value ``question`` first, newest first, the
-    older answers marked; unchanged when fewer than two cited lines name the question's
-    subject (nothing to choose between) or the embedder fails. ``cited``: each hit's cited
+    older answers marked; unchanged when no cited line names the question's subject, when
+    fewer than two lines do (cited, or curated lines no hit cites: nothing to choose between)
+    or the embedder fails. ``cited``: each hit's cited
     lines; ``date_of``: the ISO day a hit's line was learned, or None.
 
     Where the subject's lines are a conversation's (most are "Nate: ..."), a question without
@@ -325,8 +328,10 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     spoken = said and not now
     if spoken and not any(map(curated, hits)):
         return tuple(hits)  # a conversation's logs alone: nothing may move
-    judged = _answers(question, subject, *_with_kept(pool, hits, subject, curated_text),
-                      embed, close=said and now) if len(pool) >= 2 else None
+    lines, kept = _with_kept(pool, hits, subject, curated_text) if pool else ([], [])
+    # One cited line can still be told apart from the subject's curated lines no hit cites.
+    judged = _answers(question, subject, lines, kept, embed,
+                      close=said and now) if len(lines) >= 2 else None
     answers = judged[:len(pool)] if judged is not None else None  # (the rest are no hits)
     if answers is None or not any(answers):
         return tuple(hits)

@@ -219,6 +219,12 @@ class SearchSettings(_Frozen):
     absent_name_gate: float = Field(
         0.30, ge=0.0, le=1.0, description="absolute fusion: the relevance gate of a question "
         "whose names all are absent from memory.")
+    absent_chinese_name_gate: float = Field(
+        0.45, ge=0.0, le=1.0, description="absolute fusion: the relevance gate of a Chinese "
+        "question whose lead name (a common surname and the next character, '王芳...') is "
+        "absent from memory. Higher than absent_name_gate: a two-character name is one keyword "
+        "pair among many, so such a question scores about as high whether or not memory holds "
+        "the person.")
     strength_weight: float = Field(
         0.1, ge=0.0, le=1.0,
         description="absolute fusion: weight of keyword strength (a keyword candidate's BM25 "

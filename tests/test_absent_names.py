@@ -84,3 +84,26 @@ def test_a_chinese_question_about_someone_absent_gets_nothing_relevant_even_besi
     assert absent.results == ()
     assert any("张伟 appears nowhere in memory" in note for note in absent.notes)
     assert present.results and present.results[0].path == "MEMORY.md"
+
+
+def test_a_chinese_lead_name_absent_needs_a_stronger_match_than_an_english_name(
+        tmp_path: Path) -> None:
+    # Everyone's manager is noted: the rest of the question matches those notes about as well
+    # whether or not the person asked about is among them.
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("- 杨磊的上级是老王。\n- 高飞的上级是赵总。\n- 何静的上级是陈经理。\n",
+                                  encoding="utf-8")
+    (ws / "memory" / "2026-03-02.md").write_text(
+        "- 杨磊的新主管是小李。\n- 何静换了领导，现在归老王管。\n- 今天一整天都在下雨。\n", encoding="utf-8")
+    question = "陈默目前的上级是谁？"
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
+        absent = memory.search(question)
+        scored = memory.search(question, min_score=0.0).results
+        present = memory.search("杨磊目前的上级是谁？")
+    top = max(hit.score for hit in scored)
+    settings = memory.settings.search
+    assert settings.absent_name_gate <= top < settings.absent_chinese_name_gate, top
+    assert absent.results == ()
+    assert any("陈默 appears nowhere in memory" in note for note in absent.notes)
+    assert present.results and "杨磊" in present.results[0].snippet

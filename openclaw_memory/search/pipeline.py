@@ -311,6 +311,13 @@ def _absent(store: SearchBackend, request: SearchRequest,
     return missing if names and len(missing) == len(names) else ()
 
 
+def _absent_gate(absent: Sequence[str], settings: SearchSettings) -> float:
+    """The relevance gate of a question whose names are all ``absent``: a Chinese question's
+    lead name has its own (a two-character name is one keyword pair among many, so a question
+    scores alike whether or not memory holds the person it asks about)."""
+    return settings.absent_chinese_name_gate if chinese_names(absent) else settings.absent_name_gate
+
+
 #: The least room worth a cut-short snippet; below it the remaining hits are left out.
 _MIN_SNIPPET = 200
 
@@ -417,7 +424,7 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     rescued = _exact_keyword_keys(store, request.keywords, [c.key for c in below])
     weak: tuple[SearchHit, ...] = ()
     absent = _absent(store, request, settings) if fused else ()
-    if absent and not (absolute and max(scores.values()) >= settings.absent_name_gate):
+    if absent and not (absolute and max(scores.values()) >= _absent_gate(absent, settings)):
         # Everyone the question names is missing from memory: what matched is most likely
         # about someone else. Shown apart, as low confidence, like any question turned away.
         notes.append(f"nothing relevant: {', '.join(absent)} "

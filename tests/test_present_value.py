@@ -265,3 +265,18 @@ def test_one_cited_answer_still_comes_first_when_the_curated_lines_show_its_attr
     # Without them, one line has nothing to be told apart from: the order stands.
     assert [h.path for h in newer_first([other, moved], question, embed)] == [
         "memory/2025-04-27.md", "memory/2025-01-30.md"]
+
+
+def test_a_line_fitting_best_by_another_attributes_words_gives_way_to_the_best_of_the_rest(
+        embed: Any) -> None:
+    # "home" makes the pet line fit "call home" best, but its cue words are a pet's: the
+    # answer is the best-fitting line of those not about another attribute.
+    curated = cited_hit("MEMORY.md", "- Ada Park has an apartment in Lyon.\n- Ada Park is dating Sam.",
+                        0.5)
+    moved = cited_hit("memory/2025-03-11.md", "- Ada Park just finished moving into a place in "
+                                              "Valencia.", 0.4)
+    pet = cited_hit("memory/2025-05-03.md", "- Ada Park brought home a beagle from the shelter.", 0.45)
+    ranked = newer_first([pet, curated, moved], "What city does Ada Park call home now?", embed)
+    assert [h.path for h in ranked][:2] == ["memory/2025-03-11.md", "MEMORY.md"]
+    assert ranked[1].superseded_by == "memory/2025-03-11.md#L1"
+    assert ranked[2].path == "memory/2025-05-03.md" and ranked[2].superseded_by is None

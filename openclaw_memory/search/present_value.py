@@ -13,8 +13,10 @@ notes keep). With the subject's name taken out:
 * the group holding the line that fits the question best answers it: fit is closeness in
   meaning, with a bonus (:data:`STEM_BONUS`) for a shared word stem ("lives" / "live") or CJK
   character (住);
-* when that line's cue words name only other attributes than the question's ("became keto"
-  for where one lives), the notes hold no answer and nothing moves.
+* when that line's cue words name only other attributes than the question's ("brought home
+  a beagle" for the city one calls home), the best-fitting line of the others takes its place;
+  when every line's do ("became keto" for where one lives), the notes hold no answer and
+  nothing moves.
 
 The answers come first, newest first (a daily log's date or the line's ``(as of ...)``
 stamp; an undated curated line counts as the oldest: a dated note that says otherwise is newer
@@ -233,10 +235,14 @@ def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Seque
     shares = np.array([bool(_stems(line, subject) & asked) for line in lines])
     fit = unit[1:] @ unit[0] + STEM_BONUS * shares
     if wanted and said[int(np.argmax(fit))] and not said[int(np.argmax(fit))] & wanted:
-        # The line that fits best names only other attributes than the question's ("became
-        # keto" for where one lives): the notes hold no answer, nothing moves. Cue words decide
-        # no single line beyond that (search/attributes.py: what they cost where they mislead).
-        return [False] * len(lines)
+        # The line that fits best names only other attributes than the question's ("brought
+        # home a beagle" for the city one calls home): the best of the lines that do not is
+        # the answer's; none such, the notes hold no answer and nothing moves. Cue words
+        # decide no line beyond that (search/attributes.py: what they cost where they mislead).
+        other = np.array([bool(cues) and not cues & wanted for cues in said])
+        if other.all():
+            return [False] * len(lines)
+        fit = np.where(other, -np.inf, fit)
     groups = attribute_groups(_alike(line_alike(unit[1:], words, word_rows), said), kept)
     answering = max(groups, key=lambda group: float(fit[group].max()))
     near = fit >= ANSWER_SHARE * fit.max() if close else np.ones(len(lines), dtype=bool)

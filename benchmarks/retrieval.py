@@ -15,7 +15,8 @@ For each configuration (embedding model + search settings) it prints, side by si
 * relevance: ``benchmarks/data/offtopic.jsonl`` (48 general-knowledge questions, English and
   Chinese) asked of every dev workspace: the share that returns any hit at the default
   threshold, and the AUC of the top score between answerable questions (the dev questions,
-  LoCoMo category 5 left out) and off-topic ones;
+  LoCoMo category 5 left out) and off-topic ones; the same for ``offtopic_heldout.jsonl`` (40
+  more, written after the absent-word check was designed on the first set, kept apart);
 * the same recall and off-topic share counting low-confidence hits (``search.low_confidence_gate``)
   where none passed the relevance gate: what the ``memory_search`` tool shows the model under
   "no relevant memory";
@@ -49,6 +50,9 @@ from openclaw_memory.evaluation.suite import find_suite  # noqa: E402
 DEFAULT_SHARED = ROOT.parent / "shared" / "bench"
 SHIPPED = ROOT / "notebooks" / "data"
 OFFTOPIC = Path(__file__).resolve().parent / "data" / "offtopic.jsonl"
+#: 40 more, English and Chinese, written at stop 40 after the rare-word check was designed on
+#: the first set and before they were first asked: the held-out check of that design.
+OFFTOPIC_HELDOUT = OFFTOPIC.with_name("offtopic_heldout.jsonl")
 MADIAL_VARIANTS = ("zh-question", "en-question", "zh-context", "en-context",
                    "en2zh-question", "zh2en-question")
 
@@ -120,6 +124,8 @@ class ConfigResult:
     sets: dict[str, SetResult] = field(default_factory=dict)
     offtopic_hit_rate: float = 0.0
     offtopic_low_rate: float = 0.0
+    heldout_hit_rate: float = 0.0
+    heldout_auc: float = 0.0
     auc: float = 0.0
     chunks_per_s: float = 0.0
     query_p50_ms: float = 0.0
@@ -134,7 +140,7 @@ def _open(config: Config, workspace: Path, index_dir: Path) -> MemoryIndex:
 
 
 def _run_set(config: Config, members: Sequence[Path], index_dir: Path, exclude: Sequence[str],
-             offtopic: Sequence[str], tally: dict[str, list[float]]) -> SetResult:
+             offtopic: dict[str, Sequence[str]], tally: dict[str, list[float]]) -> SetResult:
     outcomes = []
     with_low = []
     answerable: list[float] = []
@@ -170,13 +176,15 @@ def _top_score(memory: MemoryIndex, question: str) -> float:
     return max((hit.score for hit in scored), default=0.0)
 
 
-def _ask_offtopic(memory: MemoryIndex, questions: Sequence[str], tally: dict[str, list[float]]) -> None:
-    for q in questions:
-        response = memory.search(q)
-        tally["offtopic_hit"].append(1.0 if response.results else 0.0)
-        tally["offtopic_low"].append(1.0 if response.results or response.low_confidence_results
-                                     else 0.0)
-        tally["offtopic_top"].append(_top_score(memory, q))
+def _ask_offtopic(memory: MemoryIndex, sets: dict[str, Sequence[str]],
+                  tally: dict[str, list[float]]) -> None:
+    for name, questions in sets.items():
+        for q in questions:
+            response = memory.search(q)
+            tally[f"{name}_hit"].append(1.0 if response.results else 0.0)
+            tally[f"{name}_low"].append(1.0 if response.results
+                                        or response.low_confidence_results else 0.0)
+            tally[f"{name}_top"].append(_top_score(memory, q))
 
 
 def auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
@@ -195,10 +203,9 @@ def auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
 
 
 def run_config(config: Config, locomo: Path | None, madial: Path | None, index_dir: Path,
-               offtopic: Sequence[str]) -> ConfigResult:
-    tally: dict[str, list[float]] = {k: [] for k in ("embed_s", "embedded", "query_ms",
-                                                     "offtopic_hit", "offtopic_top",
-                                                     "offtopic_low")}
+               offtopic: dict[str, Sequence[str]]) -> ConfigResult:
+    tally: dict[str, list[float]] = {k: [] for k in ("embed_s", "embedded", "query_ms")}
+    tally |= {f"{name}_{what}": [] for name in offtopic for what in ("hit", "top", "low")}
     result = ConfigResult(config)
     result.sets["kestrel"] = _run_set(config, [m.workspace for m in find_suite(SHIPPED)], index_dir,
                                       [], offtopic, tally)
@@ -211,6 +218,9 @@ def run_config(config: Config, locomo: Path | None, madial: Path | None, index_d
     result.offtopic_hit_rate = 100 * statistics.fmean(tally["offtopic_hit"])
     result.offtopic_low_rate = 100 * statistics.fmean(tally["offtopic_low"])
     result.auc = auc(answerable, tally["offtopic_top"])
+    if tally.get("heldout_hit"):
+        result.heldout_hit_rate = 100 * statistics.fmean(tally["heldout_hit"])
+        result.heldout_auc = auc(answerable, tally["heldout_top"])
     if tally["embed_s"]:
         result.chunks_per_s = sum(tally["embedded"]) / sum(tally["embed_s"])
     result.query_p50_ms = statistics.median(tally["query_ms"])
@@ -233,6 +243,7 @@ def format_table(results: Sequence[ConfigResult]) -> str:
         rows.append((f"MADial {variant} R@6", cell(variant, lambda s: s.recall6)))
     rows += [
         ("off-topic with hits %", lambda r: f"{r.offtopic_hit_rate:.1f}"),
+        ("  held-out set with hits %", lambda r: f"{r.heldout_hit_rate:.1f}"),
         ("with low-confidence hits:", lambda r: ""),
         ("  LoCoMo cat 1-4 R@6", cell("locomo", lambda s: s.recall6_low)),
     ]
@@ -241,6 +252,7 @@ def format_table(results: Sequence[ConfigResult]) -> str:
     rows += [
         ("  off-topic with any hit %", lambda r: f"{r.offtopic_low_rate:.1f}"),
         ("AUC answerable/off-topic", lambda r: f"{r.auc:.3f}"),
+        ("  against the held-out set", lambda r: f"{r.heldout_auc:.3f}"),
         ("indexing chunks/s", lambda r: f"{r.chunks_per_s:.1f}" if r.chunks_per_s else "cached"),
         ("hybrid query p50 ms", lambda r: f"{r.query_p50_ms:.1f}"),
     ]
@@ -276,7 +288,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [w for w in wanted if w not in known]
     if unknown:
         sys.exit(f"unknown configuration(s) {unknown}; known: {sorted(known)}")
-    offtopic = [json.loads(line)["question"] for line in OFFTOPIC.read_text("utf-8").splitlines() if line]
+    offtopic = {name: [json.loads(line)["question"] for line in path.read_text("utf-8").splitlines()
+                       if line] for name, path in (("offtopic", OFFTOPIC), ("heldout", OFFTOPIC_HELDOUT))}
     with tempfile.TemporaryDirectory() as scratch:
         index_dir = args.index_dir or Path(scratch)
         results = [run_config(known[w], args.locomo, args.madial, index_dir, offtopic) for w in wanted]

@@ -212,10 +212,12 @@ class SearchSettings(_Frozen):
         "ways is tried both ways. A dotted date (10.01.2024) is always day first.")
     absent_name_check: bool = Field(
         True, description="When every name a question gives (capitalised words such as "
-        "'Paola') occurs nowhere in memory, the question must reach absent_name_gate to have "
-        "relevant hits (keyword-only search: none), and the response says which names were "
-        "absent. Not for a question whose words memory holds in the other language (names "
-        "may be written in another script there).")
+        "'Paola', titles in book-title marks) occurs nowhere in memory, or, of a question "
+        "naming nobody, every rare word ('penicillin': two tokens or more in o200k_base), "
+        "the question must reach absent_name_gate to have relevant hits (every score is "
+        "lowered by relevance_gate / absent_name_gate; keyword-only search: no hits), and the "
+        "response says which were absent. Not for a question whose words memory holds in the "
+        "other language (names may be written in another script there).")
     absent_name_gate: float = Field(
         0.30, ge=0.0, le=1.0, description="absolute fusion: the relevance gate of a question "
         "whose names all are absent from memory.")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from openclaw_memory import MemoryIndex
-from openclaw_memory.search.absent import asks_about, question_names
+from openclaw_memory.search.absent import asks_about, question_names, rare_words
 
 NOTES = ("# 2026-03-02\n\n- Nate watches basketball every weekend with his brother.\n"
          "- Nate's favourite team is the Celtics; he plays pickup games on Tuesdays.\n"
@@ -99,11 +99,71 @@ def test_a_chinese_lead_name_absent_needs_a_stronger_match_than_an_english_name(
     question = "陈默目前的上级是谁？"
     with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
         absent = memory.search(question)
-        scored = memory.search(question, min_score=0.0).results
+        lowered = memory.search(question, min_score=0.0).results
         present = memory.search("杨磊目前的上级是谁？")
+    with MemoryIndex.open(ws, index_path=tmp_path / "off.sqlite",
+                          search={"absent_name_check": False}) as unchecked:
+        scored = unchecked.search(question, min_score=0.0).results
     top = max(hit.score for hit in scored)
+    # Absence lowers every score: reaching the Chinese name's gate is reaching the relevance gate.
+    assert max(hit.score for hit in lowered) == pytest.approx(top * 0.15 / 0.45)
     settings = memory.settings.search
     assert settings.absent_name_gate <= top < settings.absent_chinese_name_gate, top
     assert absent.results == ()
     assert any("陈默 appears nowhere in memory" in note for note in absent.notes)
     assert present.results and "杨磊" in present.results[0].snippet
+
+
+@pytest.mark.parametrize(("question", "rare"), [
+    ("Who discovered penicillin?", ["penicillin"]),
+    ("How does photosynthesis convert sunlight into energy?", ["photosynthesis"]),
+    ("What is the tallest building in the world?", []),  # every word common
+    ("What sports does Nate watch?", []),  # names someone: the name check reads it
+    ("I made a little pinwheel!", []),  # a statement, not a question
+    ("penicillin", []),  # a keyword query may word a note's topic otherwise
+])
+def test_the_rare_words_of_a_question_naming_nobody_are_its_uncommon_lower_case_words(
+        question: str, rare: list[str]) -> None:
+    assert rare_words(question) == rare
+
+
+def test_a_title_in_book_title_marks_is_a_name() -> None:
+    assert question_names("《战争与和平》的作者是谁？") == ["《战争与和平》"]
+    assert question_names("王芳读过《活着》吗？") == ["《活着》", "王芳"]
+
+
+def test_a_question_whose_rare_word_memory_never_holds_needs_a_stronger_match(
+        tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "memory" / "2024-06-06.md").write_text(
+        "- Bart discovered a new bacteria culture in the school lab.\n", encoding="utf-8")
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
+        off = memory.search("Who discovered penicillin?")
+        known = memory.search("Who discovered the bacteria culture?")
+    with MemoryIndex.open(ws, index_path=tmp_path / "off.sqlite",
+                          search={"absent_name_check": False}) as unchecked:
+        unchecked_off = unchecked.search("Who discovered penicillin?")
+    # Without the check the shared "discovered" is enough for a hit; with it, nothing.
+    assert unchecked_off.results
+    assert off.results == ()
+    assert any("penicillin appears nowhere in memory" in note for note in off.notes)
+    assert known.results and "bacteria" in known.results[0].snippet
+
+
+def test_an_absent_title_gets_nothing_and_a_title_held_in_translation_is_not_absent(
+        tmp_path: Path) -> None:
+    zh, en = tmp_path / "zh", tmp_path / "en"
+    for ws, note in ((zh, "- Bart很开心地与朋友一起读他最喜欢的冒险小说《鲁滨逊漂流记》。\n"),
+                     (en, "- Joanna finished reading War and Peace and loved the battle scenes.\n")):
+        (ws / "memory").mkdir(parents=True)
+        (ws / "memory" / "2023-10-10.md").write_text(note, encoding="utf-8")
+    with MemoryIndex.open(zh, index_path=tmp_path / "zh.sqlite") as memory:
+        absent = memory.search("《战争与和平》的作者是谁？")
+        held = memory.search("《鲁滨逊漂流记》讲的是什么？")
+    assert absent.results == ()
+    assert any("《战争与和平》 appears nowhere in memory" in note for note in absent.notes)
+    assert held.results
+    with MemoryIndex.open(en, index_path=tmp_path / "en.sqlite") as memory:
+        translated = memory.search("《战争与和平》讲的是什么？")
+    assert not any("nowhere in memory" in note for note in translated.notes)

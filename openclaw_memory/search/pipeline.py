@@ -18,7 +18,7 @@ from openclaw_memory.config import SearchSettings
 from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.errors import EmbeddingError, IndexCorruptError, StoreError
 from openclaw_memory.files.workspace import is_daily
-from openclaw_memory.search.absent import absent_names, asks_about, chinese_names, question_names
+from openclaw_memory.search.absent import absent_gate, absent_terms
 from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.coverage import coverages
 from openclaw_memory.search.dateforms import spell_dates
@@ -297,27 +297,6 @@ def _line_cosines(store: SearchBackend, provider: EmbeddingProvider | None,
         return {}
 
 
-def _absent(store: SearchBackend, request: SearchRequest,
-            settings: SearchSettings) -> tuple[str, ...]:
-    """The names the question gives, when none of them occurs in memory (else ())."""
-    if not settings.absent_name_check or request.min_score is not None:
-        return ()
-    names = question_names(request.query) if asks_about(request.query) else []
-    # Where memory writes in the other language a name may read otherwise there; not a
-    # Chinese name: its other form is its pinyin, which no translation gives.
-    if request.translation is not None and not chinese_names(names):
-        return ()
-    missing = absent_names(store, names)
-    return missing if names and len(missing) == len(names) else ()
-
-
-def _absent_gate(absent: Sequence[str], settings: SearchSettings) -> float:
-    """The relevance gate of a question whose names are all ``absent``: a Chinese question's
-    lead name has its own (a two-character name is one keyword pair among many, so a question
-    scores alike whether or not memory holds the person it asks about)."""
-    return settings.absent_chinese_name_gate if chinese_names(absent) else settings.absent_name_gate
-
-
 #: The least room worth a cut-short snippet; below it the remaining hits are left out.
 _MIN_SNIPPET = 200
 
@@ -412,6 +391,13 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     # A hit's score is its evidence: the bonuses that order candidates (keyword strength, a
     # date the question names) say how it compares with the others, not how relevant it is.
     scores = {c.key: evidence(c, settings.strength_weight, settings.date_weight) for c in fused}
+    absent = absent_terms(store, request, settings) if fused else ()
+    if absent and absolute:
+        # What the question names, or its rare words, memory never holds: evidence that it is
+        # about something else. Every score is lowered so that a candidate reaching the absent
+        # gate reaches the relevance gate (and an explicit min_score sees lowered scores).
+        factor = min(1.0, settings.relevance_gate / max(absent_gate(absent, settings), 1e-9))
+        scores = {key: score * factor for key, score in scores.items()}
     # A question about a period and nothing else ("what did we do yesterday?") is answered by
     # that period's notes, however little their words or meaning say about the question.
     period_only = bool(windows) and about_a_period(request.query)
@@ -423,10 +409,11 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     # keyword hit shares a common word, nothing more).
     rescued = _exact_keyword_keys(store, request.keywords, [c.key for c in below])
     weak: tuple[SearchHit, ...] = ()
-    absent = _absent(store, request, settings) if fused else ()
-    if absent and not (absolute and max(scores.values()) >= _absent_gate(absent, settings)):
-        # Everyone the question names is missing from memory: what matched is most likely
-        # about someone else. Shown apart, as low confidence, like any question turned away.
+    if (absent and request.min_score is None
+            and not (absolute and max(scores.values()) >= settings.relevance_gate)):
+        # Everyone the question names (or each rare word) is missing from memory: what matched
+        # is most likely about someone else. Shown apart, as low confidence, like any question
+        # turned away.
         notes.append(f"nothing relevant: {', '.join(absent)} "
                      f"appear{'s' if len(absent) == 1 else ''} nowhere in memory")
         weak = _low_confidence(passing, scores, rows, request, settings) if absolute else ()

@@ -280,3 +280,16 @@ def test_a_line_fitting_best_by_another_attributes_words_gives_way_to_the_best_o
     assert [h.path for h in ranked][:2] == ["memory/2025-03-11.md", "MEMORY.md"]
     assert ranked[1].superseded_by == "memory/2025-03-11.md#L1"
     assert ranked[2].path == "memory/2025-05-03.md" and ranked[2].superseded_by is None
+
+
+def test_two_curated_facts_worded_alike_stay_apart_and_an_unchanged_fact_keeps_its_place(
+        embed: Any) -> None:
+    # "is a member at CoreClub" and "is on the infra team" are alike in form (0.46): as one
+    # group, the newer gym line would answer the team question.
+    curated = cited_hit("MEMORY.md", "- Nils Olsen is a member at CoreClub.\n"
+                                     "- Nils Olsen is on the infra team.", 0.45)
+    gym = cited_hit("memory/2025-02-23.md", "- Nils Olsen cancelled the old membership and "
+                                            "signed up at PeakFit.", 0.5)
+    ranked = newer_first([gym, curated], "Which team is Nils Olsen on now?", embed)
+    assert [h.path for h in ranked] == ["MEMORY.md", "memory/2025-02-23.md"]
+    assert all(h.superseded_by is None for h in ranked)

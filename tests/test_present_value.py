@@ -138,6 +138,13 @@ def test_cue_words_name_the_attribute_in_english_and_chinese(text: str, attribut
     assert attribute in attributes_of(text)
 
 
+def test_a_manager_by_title_and_working_out_are_not_whom_one_reports_to_or_works_for() -> None:
+    assert attributes_of("is a product manager") == {"role"}
+    assert attributes_of("Who is manager now?") == {"manager"}
+    assert attributes_of("works out at FitHub") == {"pastime"}
+    assert attributes_of("works out of the Berlin office") == {"work"}
+
+
 def test_generic_change_verbs_name_no_attribute() -> None:
     for text in ("switched to a Renault", "bought a Honda", "upgraded to a Galaxy"):
         assert attributes_of(text) == frozenset(), text

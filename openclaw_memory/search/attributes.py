@@ -45,6 +45,14 @@ _NOT_GOING = "".join(rf"(?<!\b{verb} )" for verb in (
     "went", "get", "gets", "got", "back", "way", "drove", "walked", "headed", "sent"))
 
 
+#: "manager" as a job ("a product manager", "is a manager"), not whom one reports to.
+_ROLE_MANAGER = (r"(?:an?|product|project|program|engineering|account|marketing|sales|office|"
+                 r"general|senior|junior) manager")
+_NOT_A_ROLE = "".join(rf"(?<!\b{word} )" for word in (
+    "a", "an", "product", "project", "program", "engineering", "account", "marketing", "sales",
+    "office", "general", "senior", "junior"))
+
+
 #: Attribute -> pattern of its cue words (English word forms; CJK words as written).
 ATTRIBUTES: dict[str, re.Pattern[str]] = {
     name: re.compile(pattern, re.IGNORECASE) for name, pattern in {
@@ -54,16 +62,17 @@ ATTRIBUTES: dict[str, re.Pattern[str]] = {
                        r"town", r"village", r"suburbs?", r"neighbou?rhood", r"rent\w*",
                        r"lease[sd]?", r"landlord", r"place (?:in|at)", r"(?<=['\u2019]s )place")
                 + r"|住|搬|迁|定居|安家|地址|城市|老家|家在|的家|房子|租房|公寓|小区",
-        "work": _words(r"work(?:s|ed|ing)?", r"job", r"jobs", r"employ\w*", r"company",
+        "work": _words(r"work(?:s|ed|ing)?(?! out\b(?! of\b))", r"job", r"jobs", r"employ\w*", r"company",
                        r"hired", r"join(?:s|ed|ing)?", r"quit", r"resign\w*", r"laid off",
                        r"career", r"workplace", r"startup", r"firm", r"payroll", r"salary",
                        r"offers?", r"earns? (?:a|her|his|their) living", r"staff", r"colleagues?",
                        r"co-?workers?", r"office", r"intern(?:ship)?", r"onboard\w*")
                 + r"|工作|上班|公司|跳槽|入职|加入|离职|就职|单位|辞职|同事|工资|薪|实习",
         "role": _words(r"title", r"role", r"roles", r"position", r"promot\w*", r"job title",
-                       r"engineer", r"designer", r"scientist", r"analyst", r"developer")
+                       r"engineer", r"designer", r"scientist", r"analyst", r"developer",
+                       _ROLE_MANAGER)
                 + r"|职位|职务|升职|晋升|岗位|职称",
-        "manager": _words(r"manager", r"manages", r"managed", r"boss", r"supervisor",
+        "manager": _words(_NOT_A_ROLE + r"manager", r"manages", r"managed", r"boss", r"supervisor",
                           r"reports? to", r"reporting to", r"team lead")
                    + r"|领导|上级|主管|经理|老板|归.{1,4}管|负责管理",
         "vehicle": _words(r"cars?", r"driv(?:e|es|ing|en)", r"drove", r"vehicle", r"suv",
@@ -115,7 +124,8 @@ ATTRIBUTES: dict[str, re.Pattern[str]] = {
                         r"major(?:s|ed|ing)?", r"class(?:es)?", r"phd", r"master['\u2019]?s",
                         r"bachelor['\u2019]?s", r"thesis", r"semester", r"graduat\w*")
                  + r"|学校|大学|专业|学习|读书|学院|课程|读研|读博|毕业",
-        "pastime": _words(r"sports?", r"hobby", r"hobbies", r"took up", r"takes? up",
+        "pastime": _words(r"sports?", r"hobby", r"work(?:s|ed|ing)? out(?! of\b)", r"exercis\w*",
+                          r"hobbies", r"took up", r"takes? up",
                           r"plays?", r"playing", r"trains?", r"training", r"gym", r"tennis",
                           r"football", r"soccer", r"running", r"yoga", r"swimming", r"cycling",
                           r"climbing", r"hiking", r"golf", r"chess", r"painting", r"marathons?")

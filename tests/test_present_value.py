@@ -145,6 +145,14 @@ def test_a_manager_by_title_and_working_out_are_not_whom_one_reports_to_or_works
     assert attributes_of("works out of the Berlin office") == {"work"}
 
 
+def test_getting_to_work_is_commuting_and_a_flat_white_or_a_train_ride_is_no_home_or_sport() -> None:
+    assert attributes_of("How does get to work now?") == {"commute", "work"}
+    assert attributes_of("started coming in by car") == {"commute", "vehicle"}
+    assert attributes_of("commutes by train") == {"commute"}
+    assert attributes_of("always orders a flat white") == frozenset()
+    assert attributes_of("trains at PeakFit these days") == {"pastime"}
+
+
 def test_generic_change_verbs_name_no_attribute() -> None:
     for text in ("switched to a Renault", "bought a Honda", "upgraded to a Galaxy"):
         assert attributes_of(text) == frozenset(), text

@@ -57,7 +57,7 @@ _NOT_A_ROLE = "".join(rf"(?<!\b{word} )" for word in (
 ATTRIBUTES: dict[str, re.Pattern[str]] = {
     name: re.compile(pattern, re.IGNORECASE) for name, pattern in {
         "home": _words(r"li(?:ve|ves|ved|ving)", _NOT_GOING + r"home", r"house", r"apartment",
-                       r"flat", r"condo", r"address", r"mov(?:e|es|ed|ing)", r"relocat\w*",
+                       r"flat(?! white)", r"condo", r"address", r"mov(?:e|es|ed|ing)", r"relocat\w*",
                        r"resid\w*", r"settl\w*", r"based (?:in|out of)", r"hometown", r"city",
                        r"town", r"village", r"suburbs?", r"neighbou?rhood", r"rent\w*",
                        r"lease[sd]?", r"landlord", r"place (?:in|at)", r"(?<=['\u2019]s )place")
@@ -79,6 +79,11 @@ ATTRIBUTES: dict[str, re.Pattern[str]] = {
                           r"truck", r"motorbike", r"motorcycle", r"scooter", r"dealer\w*",
                           r"trade[sd]? in", r"traded? (?:\w+ )*in", r"ride")
                    + r"|车|驾驶|座驾",
+        "commute": _words(r"commut\w*", r"gets? to (?:work|the office)", r"getting to work",
+                          r"(?:comes?|coming|came) in by", r"by (?:bike|bicycle|train|bus|car|tube|"
+                          r"subway|metro|tram|ferry)", r"on foot", r"(?:walks?|cycles?|bikes?|"
+                          r"drives?) to (?:work|the office)")
+                   + r"|通勤|去公司|上班路上|坐地铁|坐公交|骑车|走路去",
         "device": _words(r"phones?", r"smartphone", r"mobile", r"iphone", r"android",
                          r"laptop", r"computer", r"tablet")
                   + r"|手机|电脑|平板",
@@ -125,8 +130,8 @@ ATTRIBUTES: dict[str, re.Pattern[str]] = {
                         r"bachelor['\u2019]?s", r"thesis", r"semester", r"graduat\w*")
                  + r"|学校|大学|专业|学习|读书|学院|课程|读研|读博|毕业",
         "pastime": _words(r"sports?", r"hobby", r"work(?:s|ed|ing)? out(?! of\b)", r"exercis\w*",
-                          r"hobbies", r"took up", r"takes? up",
-                          r"plays?", r"playing", r"trains?", r"training", r"gym", r"tennis",
+                          r"hobbies", r"took up", r"takes? up", r"plays?", r"playing",
+                          r"(?<!by )(?<!the )(?<!a )trains?", r"training", r"gym", r"tennis",
                           r"football", r"soccer", r"running", r"yoga", r"swimming", r"cycling",
                           r"climbing", r"hiking", r"golf", r"chess", r"painting", r"marathons?")
                    + r"|运动|爱好|练|打球|健身|跑步|游泳|瑜伽|羽毛球|篮球|足球",

@@ -213,7 +213,7 @@ class SearchSettings(_Frozen):
     absent_name_check: bool = Field(
         True, description="When every name a question gives (capitalised words such as "
         "'Paola', titles in book-title marks) occurs nowhere in memory, or, of a question "
-        "naming nobody, every rare word ('penicillin': two tokens or more in o200k_base), "
+        "naming nobody, a rare word ('penicillin': two tokens or more in o200k_base), "
         "the question must reach absent_name_gate to have relevant hits (every score is "
         "lowered by relevance_gate / absent_name_gate; keyword-only search: no hits), and the "
         "response says which were absent. Not for a question whose words memory holds in the "

@@ -21,7 +21,7 @@ it is present when a note holds a word of its translation ("war").
 
 A question naming nobody is read for its **rare words** instead (:func:`rare_words`: "Who
 discovered penicillin?"): lower-case words that OpenAI's o200k_base vocabulary splits into two
-tokens or more (every frequent English word is one). When memory holds none of them, the
+tokens or more (every frequent English word is one). When memory holds one of them nowhere, the
 question is most likely about something else; the same gate applies. Not where the question is
 searched in translation (its words may be in the notes in the other language), and not for a
 statement or a keyword query.
@@ -137,19 +137,30 @@ _LOWER_WORD = re.compile(r"(?<![\w'\u2019-])[a-z][a-z]*(?:-[a-z]+)*(?![\w'\u2019
 _QUESTION_END = ("?", "\uff1f")
 
 
-def rare_words(question: str) -> list[str]:
+def rare_words(question: str, *, among: Sequence[str] | None = None) -> list[str]:
     """The uncommon lower-case words (four letters or more) of ``question`` when it is a
-    question naming nobody: "Who discovered penicillin?" -> ["penicillin"]. A statement or a
-    keyword query is not read (a note about the same event may word it otherwise)."""
+    question naming nobody: "Who discovered penicillin?" -> ["penicillin"]; only those
+    ``among`` (when given). A statement or a keyword query is not read (a note about the same
+    event may word it otherwise)."""
+    words = _plain_words(question)
+    if among is not None:
+        words = [w for w in words if w in among]
+    if not words:
+        return []  # (the vocabulary is loaded only for a word worth judging: ~0.25 s once)
+    encoding = get_encoding("o200k_base")
+    return [w for w in words if len(encoding.encode_ordinary(" " + w)) >= RARE_TOKENS]
+
+
+def _plain_words(question: str) -> list[str]:
+    """The lower-case words of four letters or more, beyond function words, of a question
+    naming nobody."""
     line = question.strip()
     if "\n" in line or not (line.endswith(_QUESTION_END) or _ASKING.match(line)):
         return []
     if question_names(line):
         return []
-    encoding = get_encoding("o200k_base")
-    words = dict.fromkeys(w for w in _LOWER_WORD.findall(line)
-                          if len(w) >= 4 and w not in STOP_WORDS)
-    return [w for w in words if len(encoding.encode_ordinary(" " + w)) >= RARE_TOKENS]
+    return list(dict.fromkeys(w for w in _LOWER_WORD.findall(line)
+                              if len(w) >= 4 and w not in STOP_WORDS))
 
 
 def absent_names(store: SearchBackend, names: Sequence[str], *,
@@ -184,7 +195,7 @@ def _spelled(name: str) -> str:
 def absent_terms(store: SearchBackend, request: SearchRequest,
                  settings: SearchSettings) -> tuple[str, ...]:
     """The names the question gives, when none of them occurs in memory; of a question naming
-    nobody, its rare words, when none of them does (else ())."""
+    nobody, the rare words of it that memory never holds (else ())."""
     if not settings.absent_name_check or not asks_about(request.query):
         return ()
     translated = request.translation is not None
@@ -196,9 +207,10 @@ def absent_terms(store: SearchBackend, request: SearchRequest,
             return ()
         missing = absent_names(store, names, translated=translated)
         return missing if len(missing) == len(names) else ()
-    rare = [] if translated else rare_words(request.query)
-    missing = absent_names(store, rare)
-    return missing if rare and len(missing) == len(rare) else ()
+    # A question naming nobody: any rare word of it memory never holds (its words looked up
+    # first: the vocabulary that tells a rare word is loaded only for an absent one).
+    words = [] if translated else _plain_words(request.query)
+    return tuple(rare_words(request.query, among=absent_names(store, words)))
 
 
 def absent_gate(absent: Sequence[str], settings: SearchSettings) -> float:

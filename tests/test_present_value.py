@@ -308,3 +308,14 @@ def test_two_curated_facts_worded_alike_stay_apart_and_an_unchanged_fact_keeps_i
     ranked = newer_first([gym, curated], "Which team is Nils Olsen on now?", embed)
     assert [h.path for h in ranked] == ["MEMORY.md", "memory/2025-02-23.md"]
     assert all(h.superseded_by is None for h in ranked)
+
+
+def test_a_possessive_cue_is_read_with_the_subject_named(embed: Any) -> None:
+    # "Bruno Silva's place is in Cork" fits "Which company..." best by its words; read with its
+    # "'s" kept it is where he lives, and gives way to the job he moved to.
+    curated = cited_hit("MEMORY.md", "- Bruno Silva is on the payroll at Tailspin.\n"
+                                     "- Bruno Silva has an apartment in Toronto.", 0.45)
+    place = cited_hit("memory/2025-05-08.md", "- Bruno Silva's place is in Cork.", 0.5)
+    job = cited_hit("memory/2025-03-16.md", "- Bruno Silva is with Fabrikam since Monday.", 0.4)
+    ranked = newer_first([place, curated, job], "Which company is Bruno Silva at now?", embed)
+    assert [h.path for h in ranked][:2] == ["memory/2025-03-16.md", "MEMORY.md"]

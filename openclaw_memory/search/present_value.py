@@ -192,6 +192,16 @@ def _without(text: str, subject: set[str]) -> str:
     return " ".join(out.split()) or "-"
 
 
+def _named_text(text: str, subject: set[str]) -> str:
+    """``text`` with the subject's terms as "X", its possessive kept: cue words read "X's
+    place is in Cork" as where X lives (the subject's name is no cue, its "'s" may be part
+    of one)."""
+    out = DATE_STAMP.sub("", text)
+    for term in sorted(subject, key=len, reverse=True):
+        out = re.sub(rf"(?i)\b{re.escape(term)}\b" if term.isascii() else re.escape(term), "X", out)
+    return out
+
+
 def _stems(text: str, subject: set[str]) -> set[str]:
     """Word stems (four letters) and CJK characters of ``text`` beyond its subject and the
     words any question has: "live" and "lives" share one, "住在哪里" and "住在北京" share 住."""
@@ -230,7 +240,7 @@ def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Seque
     unit = rows[:len(texts) + 1]
     word_rows = dict(zip(vocabulary, rows[len(texts) + 1:], strict=True))
     wanted = attributes_of(question_text)
-    said = [attributes_of(text) for text in texts]
+    said = [attributes_of(_named_text(line, subject)) for line in lines]
     asked = _stems(question, subject)
     shares = np.array([bool(_stems(line, subject) & asked) for line in lines])
     fit = unit[1:] @ unit[0] + STEM_BONUS * shares

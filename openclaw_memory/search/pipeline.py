@@ -411,9 +411,9 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     weak: tuple[SearchHit, ...] = ()
     if (absent and request.min_score is None
             and not (absolute and max(scores.values()) >= settings.relevance_gate)):
-        # Everyone the question names (or each rare word) is missing from memory: what matched
-        # is most likely about someone else. Shown apart, as low confidence, like any question
-        # turned away.
+        # Everyone the question names (or a rare word of one naming nobody) is missing from
+        # memory: what matched is most likely about something else. Shown apart, as low
+        # confidence, like any question turned away.
         notes.append(f"nothing relevant: {', '.join(absent)} "
                      f"appear{'s' if len(absent) == 1 else ''} nowhere in memory")
         weak = _low_confidence(passing, scores, rows, request, settings) if absolute else ()

@@ -46,6 +46,27 @@ def test_an_off_topic_question_gets_nothing_and_cjk_is_found(pg_dsn: str) -> Non
         assert memory.search("How tall is Mount Everest?").results == ()
 
 
+def test_absent_rare_words_and_titles_lower_confidence_on_postgres_too(pg_dsn: str) -> None:
+    with PostgresMemory.open(pg_dsn, workspace="rare", timezone="UTC") as memory:
+        memory.write("Bart discovered a new bacteria culture in the school lab.", now=DAY)
+        memory.write("Bart读了他最喜欢的冒险小说《鲁滨逊漂流记》。", now=DAY)
+        off = memory.search("Who discovered penicillin?")
+        assert off.results == ()
+        assert any("penicillin appears nowhere in memory" in n for n in off.notes)
+        lowered = memory.search("Who discovered penicillin?", min_score=0.0).results
+        assert memory.search("Who discovered the bacteria culture?").results
+    with PostgresMemory.open(pg_dsn, workspace="rare", timezone="UTC",
+                             search={"absent_name_check": False}) as unchecked:
+        raw = unchecked.search("Who discovered penicillin?", min_score=0.0).results
+        # Every score halved (relevance gate 0.15 over the absent gate 0.30); unchecked, the
+        # shared "discovered" is a hit.
+        assert max(h.score for h in lowered) == pytest.approx(max(h.score for h in raw) / 2)
+        assert unchecked.search("Who discovered penicillin?").results
+    with PostgresMemory.open(pg_dsn, workspace="rare", timezone="UTC") as memory:
+        title = memory.search("《战争与和平》的作者是谁？")
+        assert title.results == () and any("《战争与和平》" in n for n in title.notes)
+
+
 def test_a_search_of_an_empty_workspace_says_it_holds_no_documents_and_only_then(
         pg_dsn: str) -> None:
     with _pg(pg_dsn, "empty-hint") as memory:

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import PrecomputedProvider, machine_report, make_corpus, write_workspace
 
 from openclaw_memory import MemoryIndex, MemorySettings
-from openclaw_memory.indexing.sync import RACY_WINDOW_S
+from openclaw_memory.indexing.file_state import RACY_WINDOW_S
 
 #: dbstat names -> the structure they belong to (FTS5 and vec0 keep shadow tables).
 GROUPS = (

@@ -38,7 +38,7 @@ from _common import (
 from openclaw_memory import MemoryIndex, MemorySettings
 from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.files.workspace import Workspace
-from openclaw_memory.indexing.sync import RACY_WINDOW_S
+from openclaw_memory.indexing.file_state import RACY_WINDOW_S
 
 
 def _timed_sync(ws: Path, index_path: Path, embedder: EmbeddingProvider | None,

@@ -17,7 +17,8 @@ from openclaw_memory.files.workspace import Workspace
 from openclaw_memory.freshness.activity import flush_status
 from openclaw_memory.freshness.state import Freshness
 from openclaw_memory.indexing.standby import Standby
-from openclaw_memory.indexing.sync import LAST_SYNC_KEY, Syncer, file_warnings, index_fingerprint
+from openclaw_memory.indexing.sync import LAST_SYNC_KEY, Syncer, index_fingerprint
+from openclaw_memory.indexing.sync_report import file_warnings
 from openclaw_memory.settings_sources import SettingsOrigin
 from openclaw_memory.store import Store
 from openclaw_memory.store.schema import FINGERPRINT_KEY

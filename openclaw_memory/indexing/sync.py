@@ -17,7 +17,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +27,26 @@ from openclaw_memory.config import MemorySettings
 from openclaw_memory.embeddings.base import EmbeddingProvider, invalid_rows
 from openclaw_memory.embeddings.cache import CachedProvider
 from openclaw_memory.errors import EmbeddingError, OpenClawMemoryError, PathRefusedError
-from openclaw_memory.files.reading import decode_text, unicode_encoding
+from openclaw_memory.files.reading import unicode_encoding
 from openclaw_memory.files.workspace import Workspace
 from openclaw_memory.indexing.batch import PendingWrite, WriteBatch
-from openclaw_memory.indexing.chunking import blank_front_matter, chunk_text, editor_lines_text
+from openclaw_memory.indexing.chunking import blank_front_matter, chunk_text
+from openclaw_memory.indexing.file_state import (
+    is_racy,
+    lstat_or_none,
+    same_stat,
+    stat_unchanged,
+    unreadable_reason,
+)
+from openclaw_memory.indexing.file_text import decode_file, looks_binary
 from openclaw_memory.indexing.rebuild_files import rebuild_path, remove_stale_rebuilds
+from openclaw_memory.indexing.sync_report import (
+    SyncPlan,
+    count_indexed,
+    count_unchanged,
+    keep_file_warnings,
+    to_report,
+)
 from openclaw_memory.indexing.tokens import encoding_id
 from openclaw_memory.sessions.delta import SessionDelta, SessionState, anchor_of_bytes, is_due, measure_delta
 from openclaw_memory.sessions.transcripts import flatten_transcript, indexable_prefix
@@ -42,10 +57,7 @@ from openclaw_memory.types import Chunk, MemoryFile, SkippedFile, SyncReport
 __all__ = ["Progress", "SyncPlan", "Syncer", "index_fingerprint"]
 
 Progress = Callable[[int, int, str], None]
-FILE_WARNINGS_KEY = "file_warnings"
 LAST_SYNC_KEY = "last_sync"
-#: Seconds of timestamp coarseness tolerated by the stat short-circuit (FAT has 2 s mtimes).
-RACY_WINDOW_S = 2.0
 #: Reads of one file per sync when it keeps changing between its read and its commit.
 READ_ATTEMPTS = 3
 
@@ -70,71 +82,6 @@ def index_fingerprint(settings: MemorySettings, provider: EmbeddingProvider | No
         data["sessions_dir"] = os.path.abspath(
             settings.sessions.resolved_directory(settings.workspace))
     return json.dumps(data, sort_keys=True)
-
-
-@dataclass
-class SyncPlan:
-    """Counters filled while syncing; frozen into a :class:`SyncReport` at the end."""
-
-    scanned: int = 0
-    unchanged: int = 0
-    indexed: int = 0
-    deleted: int = 0
-    chunks_added: int = 0
-    chunks_removed: int = 0
-    embedded: int = 0
-    cache_hits: int = 0
-    skipped: list[SkippedFile] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    sessions_deferred: int = 0
-    malformed_lines: int = 0
-    vectors_missing: int = 0
-    vectors_backfilled: int = 0
-    vectors_rejected: int = 0
-    vectors_deferred: int = 0
-    vectors_pending: int = 0
-    reindexed: set[str] = field(default_factory=set)
-    file_warnings: dict[str, list[str]] = field(default_factory=dict)
-
-    def warn_file(self, path: str, warning: str) -> None:
-        """A warning about one file's content: reported now, and kept (FILE_WARNINGS_KEY) for
-        as long as the file is indexed with it, so `status` does not forget it next sync."""
-        self.warnings.append(f"{path}: {warning}")
-        self.file_warnings.setdefault(path, []).append(warning)
-
-
-def looks_binary(data: bytes, sample: int = 8_192) -> bool:
-    """An image or archive named ``.md``: NUL bytes or undecodable bytes are common in its start.
-
-    A text file with a stray NUL or a few bad bytes is indexed (with replacements and a
-    warning); a binary file would only fill the index with garbage.
-    """
-    head = data[:sample]
-    if not head:
-        return False
-    if head.count(b"\x00") > max(2, len(head) // 100):
-        return True
-    bad = len(head.decode("utf-8", errors="replace").encode("utf-8")) - len(
-        head.decode("utf-8", errors="ignore").encode("utf-8"))
-    return bad // 3 > len(head) // 10  # U+FFFD is 3 bytes: more than 10 % undecodable
-
-
-def _decode(data: bytes, path: str, plan: SyncPlan) -> str:
-    if unicode_encoding(data[:4]) != "utf-8":  # UTF-16/32 with a byte-order mark
-        return decode_text(data)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = data.decode("utf-8", errors="replace")
-        plan.warn_file(path, "invalid UTF-8, indexed with replacement characters")
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    text = editor_lines_text(text)
-    if "\x00" in text:
-        # SQLite text and FTS5 stop at NUL; keep line numbers by replacing, not removing.
-        text = text.replace("\x00", "\ufffd")
-        plan.warn_file(path, "NUL bytes replaced for indexing")
-    return text
 
 
 #: Texts one Batch API job takes at most during a backfill (the service's limit is 50 000
@@ -180,7 +127,7 @@ class Syncer:
 
     # -- one file ---------------------------------------------------------------------------
     def _chunks(self, file: MemoryFile, data: bytes, plan: SyncPlan) -> list[Chunk]:
-        text = blank_front_matter(_decode(data, file.path, plan))
+        text = blank_front_matter(decode_file(data, file.path, plan))
         return chunk_text(text, path=file.path, source="memory", settings=self.settings.chunking)
 
     def _embed(self, chunks: Sequence[Chunk], plan: SyncPlan) -> np.ndarray[Any, Any] | None:
@@ -229,13 +176,13 @@ class Syncer:
         except PathRefusedError:
             plan.skipped.append(SkippedFile(file.path, "refused by the path gate (symlink?)"))
         except OSError as exc:
-            plan.skipped.append(SkippedFile(file.path, _unreadable(exc)))
+            plan.skipped.append(SkippedFile(file.path, unreadable_reason(exc)))
         return None
 
     def _sync_file(self, store: Store, file: MemoryFile, known: Any, plan: SyncPlan,
                    states: dict[str, SessionState], batch: WriteBatch,
                    force_sessions: bool = False) -> None:
-        if _stat_unchanged(file, known, states) and not _racy(file, known):
+        if stat_unchanged(file, known, states) and not is_racy(file, known):
             plan.unchanged += 1
             return
         if file.source == "sessions":
@@ -257,7 +204,7 @@ class Syncer:
         try:
             before = os.lstat(file.abs_path)
         except OSError as exc:
-            plan.skipped.append(SkippedFile(file.path, _unreadable(exc)))
+            plan.skipped.append(SkippedFile(file.path, unreadable_reason(exc)))
             return
         read_at = time.time()  # before the read: see _racy
         data = self._read_checked(file, plan)
@@ -271,7 +218,7 @@ class Syncer:
         if known is not None and known.hash == file_hash:  # a touched file: no re-chunking
             batch.add(PendingWrite(
                 write=lambda conn: store.touch_file_rows(conn, file, read_at=read_at),
-                done=lambda _: _count_unchanged(plan), stale=lambda: None))
+                done=lambda _: count_unchanged(plan), stale=lambda: None))
             return
         chunks = self._chunks(file, data, plan)
         vectors = self._embed(chunks, plan)
@@ -285,8 +232,8 @@ class Syncer:
         batch.add(PendingWrite(
             write=lambda conn: store.replace_file_rows(
                 conn, file, file_hash, chunks, vectors, self.model, read_at=read_at,
-                guard=lambda: _same_stat(_lstat(file), before)),
-            done=lambda result: _count_indexed(plan, file.path, result),
+                guard=lambda: same_stat(lstat_or_none(file), before)),
+            done=lambda result: count_indexed(plan, file.path, result),
             stale=retry, chunks=len(chunks)))
 
     def _read_checked(self, file: MemoryFile, plan: SyncPlan) -> bytes | None:
@@ -333,7 +280,7 @@ class Syncer:
                                transcript.malformed, anchor_of_bytes(indexed))
         if known is not None and known.hash == transcript.hash:
             batch.add(PendingWrite(write=lambda conn: store.touch_file_rows(conn, file, session),
-                                   done=lambda _: _count_unchanged(plan), stale=lambda: None))
+                                   done=lambda _: count_unchanged(plan), stale=lambda: None))
             return
         chunks = chunk_text(transcript.text, path=file.path, source="sessions",
                             settings=self.settings.chunking, line_map=transcript.line_map)
@@ -341,7 +288,7 @@ class Syncer:
         batch.add(PendingWrite(
             write=lambda conn: store.replace_file_rows(conn, file, transcript.hash, chunks,
                                                        vectors, self.model, session),
-            done=lambda result: _count_indexed(plan, None, result), stale=lambda: None,
+            done=lambda result: count_indexed(plan, None, result), stale=lambda: None,
             chunks=len(chunks)))
 
     def pending_sessions(self, store: Store) -> list[SessionDelta]:
@@ -383,7 +330,7 @@ class Syncer:
                 progress(i, len(files), file.path)
         batch.finish()
         present = {f.path for f in files}
-        _keep_file_warnings(store, plan, present)
+        keep_file_warnings(store, plan, present)
         # A skipped file keeps its old rows: a transient read error must not erase memory.
         skipped = {s.path for s in plan.skipped}
         gone = [p for p in known if p not in present and p not in skipped]
@@ -455,7 +402,7 @@ class Syncer:
             self.sync_into(store, plan, progress, force_sessions=force_sessions)
         else:
             self._rebuild(store, plan, fingerprint, progress)
-        report = _report(plan, time.perf_counter() - started, reason)
+        report = to_report(plan, time.perf_counter() - started, reason)
         store.set_meta({LAST_SYNC_KEY: json.dumps({"at": time.time(), **report.as_dict()})})
         return report
 
@@ -465,7 +412,7 @@ class Syncer:
         files = self._discover(plan)
         known = store.files()
         states = store.session_states()
-        changed = sum(1 for f in files if not _stat_unchanged(f, known.get(f.path), states)
+        changed = sum(1 for f in files if not stat_unchanged(f, known.get(f.path), states)
                       and not self._deferred(f, known.get(f.path), states))
         present = {f.path for f in files}
         return changed + sum(1 for p in known if p not in present)
@@ -509,58 +456,6 @@ class Syncer:
         return not self._transcript_delta(file, state).due
 
 
-def _count_unchanged(plan: SyncPlan) -> None:
-    plan.unchanged += 1
-
-
-def _count_indexed(plan: SyncPlan, path: str | None, result: tuple[int, int]) -> None:
-    """A file's rows committed: ``path`` is recorded as re-indexed (memory files only)."""
-    removed, added = result
-    plan.indexed += 1
-    plan.chunks_removed += removed
-    plan.chunks_added += added
-    if path is not None:
-        plan.reindexed.add(path)
-
-
-def _racy(file: MemoryFile, known: Any) -> bool:
-    """True when the recorded stat cannot prove that a memory file is unchanged.
-
-    A same-size rewrite within one timestamp tick of the read that produced the rows keeps
-    size and mtime as recorded (git's "racy clean" entries). So a stat recorded less than
-    :data:`RACY_WINDOW_S` before that read is not trusted: the file is read and hashed again
-    (nothing is re-embedded when the hash matches) until a sync reads it well after its
-    last write, which records a stat that can be trusted.
-    """
-    return file.source == "memory" and known.mtime_ns >= (known.indexed_at - RACY_WINDOW_S) * 1e9
-
-
-def _unreadable(exc: OSError) -> str:
-    """One spelling per cause (as discovery's), so that reports can count them."""
-    if isinstance(exc, FileNotFoundError):
-        return "vanished during sync"
-    return f"unreadable: {(exc.strerror or type(exc).__name__).lower()}"
-
-
-def _lstat(file: MemoryFile) -> os.stat_result | None:
-    try:
-        return os.lstat(file.abs_path)
-    except OSError:
-        return None
-
-
-def _same_stat(now: os.stat_result | None, before: os.stat_result) -> bool:
-    return now is not None and (now.st_ino, now.st_size, now.st_mtime_ns, now.st_ctime_ns) == (
-        before.st_ino, before.st_size, before.st_mtime_ns, before.st_ctime_ns)
-
-
-def _stat_unchanged(file: MemoryFile, known: Any, states: dict[str, SessionState]) -> bool:
-    if known is None or (known.size, known.mtime_ns) != (file.size, file.mtime_ns):
-        return False
-    # A transcript indexed before delta tracking existed has no baseline yet: record one.
-    return file.source != "sessions" or file.path in states
-
-
 def _diff(old: str, new: str) -> str:
     try:
         a, b = json.loads(old), json.loads(new)
@@ -568,32 +463,6 @@ def _diff(old: str, new: str) -> str:
         return "unreadable fingerprint"
     changed = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
     return ", ".join(changed) or "fingerprint"
-
-
-def _keep_file_warnings(store: Store, plan: SyncPlan, present: set[str]) -> None:
-    before = file_warnings(store)
-    kept = {p: w for p, w in before.items() if p in present and p not in plan.reindexed}
-    kept.update({p: w for p, w in plan.file_warnings.items() if p in plan.reindexed})
-    if kept != before:  # a write bumps the index generation: only when something changed
-        store.set_meta({FILE_WARNINGS_KEY: json.dumps(kept, sort_keys=True)})
-
-
-def file_warnings(store: Store) -> dict[str, list[str]]:
-    """Warnings about the content of files as they are indexed now (``status``)."""
-    try:
-        value = json.loads(store.meta(FILE_WARNINGS_KEY) or "{}")
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def _report(plan: SyncPlan, duration: float, reason: str | None) -> SyncReport:
-    # Every counter of the plan is a field of the report under the same name.
-    counts = {f.name: getattr(plan, f.name) for f in fields(plan)
-              if f.name not in ("reindexed", "file_warnings")}
-    counts.update(skipped=tuple(plan.skipped), warnings=tuple(plan.warnings))
-    return SyncReport(**counts, full_rebuild=reason is not None, rebuild_reason=reason,
-                      duration_s=duration)
 
 
 def ensure_not_inside_memory(index_path: Path, workspace: Path,

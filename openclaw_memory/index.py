@@ -58,8 +58,8 @@ from openclaw_memory.search.restatements import find_restatement
 from openclaw_memory.settings_sources import SettingsOrigin, load_settings, set_fields
 from openclaw_memory.store import Store
 from openclaw_memory.store.claims import claim_index_file, embedding_key
-from openclaw_memory.store.paths import default_index_path, state_dir
-from openclaw_memory.store.schema import APPLICATION_ID
+from openclaw_memory.store.paths import default_index_path
+from openclaw_memory.store.recovery import open_index_store, set_aside
 from openclaw_memory.types import SearchResponse, SyncReport
 
 if TYPE_CHECKING:
@@ -176,56 +176,13 @@ class MemoryIndex(Memory):
 
     # -- lifecycle --------------------------------------------------------------------------
     def _open_store(self) -> Store:
-        store_settings = self.settings.store
-        def make() -> Store:
-            return Store(self.index_path, vector_backend=store_settings.vector_backend,
-                         fts_tokenizer=store_settings.fts_tokenizer,
-                         busy_timeout_ms=store_settings.busy_timeout_ms,
-                         max_matrix_mb=store_settings.max_matrix_mb,
-                         keyword_backend=store_settings.keyword_backend)
-        try:
-            return make()
-        except IndexCorruptError as exc:
-            if not self._ours(exc):
-                raise StoreError(
-                    f"refusing to use {self.index_path} as the index: it is not an "
-                    f"openclaw-memory index ({exc}); nothing was changed. Point --index (or "
-                    "store.path) at a new file, or at an index this library created") from None
-            self._set_aside(exc)
-            return make()
-
-    def _ours(self, exc: IndexCorruptError) -> bool:
-        """Whether an unusable index file was created by this library, so it may be set aside.
-
-        Ours: SQLite's header still carries our application id (damage elsewhere: a torn
-        page, a truncation, a newer schema), or the file sits in our own state folder where
-        nothing else writes. Anything else (another application's database, a note, a typo in
-        --index) is someone's data and is never moved.
-        """
-        try:
-            with self.index_path.open("rb") as handle:
-                header = handle.read(100)
-        except OSError:
-            return False
-        if len(header) >= 72 and int.from_bytes(header[68:72], "big") == APPLICATION_ID:
-            return True
-        return state_dir().resolve() in self.index_path.resolve().parents
-
-    def _set_aside(self, exc: IndexCorruptError) -> None:
-        """Move a damaged or foreign index file away (kept for inspection, never deleted)."""
-        aside = self.index_path.with_name(
-            f"{self.index_path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
-        os.replace(self.index_path, aside)
-        for suffix in ("-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
-                os.replace(f"{self.index_path}{suffix}", f"{aside}{suffix}")
-        self.notes.append(f"{exc}; moved it to {aside} and rebuilt from the Markdown files")
+        return open_index_store(self.index_path, self.settings.store, self.notes)
 
     def _replace_damaged_store(self, exc: IndexCorruptError) -> None:
         """Damage found after opening (a page no query had read yet): start a new index."""
         with contextlib.suppress(Exception):
             self.store.close()
-        self._set_aside(exc)
+        set_aside(self.index_path, exc, self.notes)
         self.store = self._open_store()
         if isinstance(self._provider, CachedProvider):
             self._provider.backend = self.store

@@ -24,7 +24,7 @@ from openclaw_memory.errors import (
     WorkspaceError,
 )
 from openclaw_memory.files.curation import EditResult, edit_lines, edit_target, stamp_date
-from openclaw_memory.files.hints import empty_workspace_hint
+from openclaw_memory.files.hints import empty_workspace_hint, write_problem
 from openclaw_memory.files.notes import (
     NoteText,
     WriteResult,
@@ -39,7 +39,7 @@ from openclaw_memory.files.notes import (
 )
 from openclaw_memory.files.reading import cap_note
 from openclaw_memory.files.space import FolderSpace
-from openclaw_memory.files.workspace import Workspace
+from openclaw_memory.files.workspace import Workspace, curated_file_name
 from openclaw_memory.freshness.activity import record_flush, record_flush_failure
 from openclaw_memory.freshness.state import Freshness
 from openclaw_memory.freshness.triggers import SyncOutcome
@@ -59,7 +59,7 @@ from openclaw_memory.settings_sources import SettingsOrigin, load_settings, set_
 from openclaw_memory.store import Store
 from openclaw_memory.store.claims import claim_index_file, embedding_key
 from openclaw_memory.store.paths import default_index_path
-from openclaw_memory.store.recovery import open_index_store, set_aside
+from openclaw_memory.store.recovery import new_store, open_index_store, set_aside
 from openclaw_memory.types import SearchResponse, SyncReport
 
 if TYPE_CHECKING:
@@ -304,11 +304,8 @@ class MemoryIndex(Memory):
         if self._background is not None and self._background[0] is not self.store:
             self._drop_background_store()  # the main store was replaced (index set aside)
         if self._background is None:
-            cfg = self.settings.store
-            store = Store(self.index_path, vector_backend=cfg.vector_backend,
-                          fts_tokenizer=cfg.fts_tokenizer, busy_timeout_ms=cfg.busy_timeout_ms,
-                          max_matrix_mb=cfg.max_matrix_mb,
-                          keyword_backend="fts5")  # it syncs; the main store answers searches
+            # It syncs; the main store answers searches.
+            store = new_store(self.index_path, self.settings.store, keyword_backend="fts5")
             raw = self.provider_choice().provider
             # Its own cache wrapper: a rebuild points the wrapper at its temporary database.
             cached = raw is not None and self.settings.embedding.cache
@@ -510,18 +507,7 @@ class MemoryIndex(Memory):
         return result
 
     def write_problem(self) -> str | None:
-        root = self.settings.workspace
-        if not root.is_dir():
-            return f"workspace {root} does not exist"
-        memory_dir = root / "memory"
-        target = memory_dir if memory_dir.is_dir() else root
-        if not os.access(target, os.W_OK | os.X_OK):
-            return f"workspace {target} is not writable"
-        try:
-            read_only_fs = bool(os.statvfs(target).f_flag & os.ST_RDONLY)
-        except OSError:
-            read_only_fs = False  # unknown: let the write itself report a failure
-        return f"workspace {target} is on a read-only file system" if read_only_fs else None
+        return write_problem(self.settings.workspace)
 
     def indexed_paths(self) -> set[str]:
         return set(self.store.files())
@@ -542,11 +528,7 @@ class MemoryIndex(Memory):
         self.sync()
 
     def curated_name(self) -> str:
-        # The lowercase spelling is used only when it is the file the user actually has.
-        root = self.settings.workspace
-        if not (root / "MEMORY.md").exists() and (root / "memory.md").exists():
-            return "memory.md"
-        return "MEMORY.md"
+        return curated_file_name(self.settings.workspace)
 
     # -- status -------------------------------------------------------------------------------
     def repair(self) -> dict[str, Any]:

@@ -1,13 +1,13 @@
 """What to tell someone whose workspace holds no memory files: what was looked for, and where
 the notes probably are (``Memory/`` instead of ``memory/``, Markdown at the folder root, a
-workspace one folder down)."""
+workspace one folder down); and why a workspace cannot be written."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-__all__ = ["empty_workspace_hint"]
+__all__ = ["empty_workspace_hint", "write_problem"]
 
 _LOOKED_FOR = "MEMORY.md (or memory.md) and memory/**/*.md"
 _MAX_ENTRIES = 2000  # a home directory must not cost a full walk
@@ -73,3 +73,18 @@ def _count_md(folder: Path) -> int:
 
 def _is_workspace(folder: Path) -> bool:
     return any((folder / name).exists() for name in ("MEMORY.md", "memory.md", "memory"))
+
+
+def write_problem(root: Path) -> str | None:
+    """Why notes cannot be written to the workspace at ``root`` (None: nothing known)."""
+    if not root.is_dir():
+        return f"workspace {root} does not exist"
+    memory_dir = root / "memory"
+    target = memory_dir if memory_dir.is_dir() else root
+    if not os.access(target, os.W_OK | os.X_OK):
+        return f"workspace {target} is not writable"
+    try:
+        read_only_fs = bool(os.statvfs(target).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only_fs = False  # unknown: let the write itself report a failure
+    return f"workspace {target} is on a read-only file system" if read_only_fs else None

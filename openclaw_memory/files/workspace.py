@@ -39,6 +39,7 @@ __all__ = [
     "PathKind",
     "ResolvedPath",
     "Workspace",
+    "curated_file_name",
     "dated_name",
     "is_daily",
     "memory_kind",
@@ -313,6 +314,14 @@ class Workspace:
         if self.sessions_dir is not None:
             scan.add_flat(self.sessions_dir, "sessions", suffix=".jsonl")
         return scan.result()
+
+
+def curated_file_name(root: Path) -> str:
+    """The curated file's name in the workspace at ``root``: ``MEMORY.md``, or ``memory.md``
+    only when that lowercase spelling is the file the user actually has."""
+    if not (root / "MEMORY.md").exists() and (root / "memory.md").exists():
+        return "memory.md"
+    return "MEMORY.md"
 
 
 def path_components(raw: str) -> tuple[str, ...] | None:

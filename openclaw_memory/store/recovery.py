@@ -14,6 +14,7 @@ import contextlib
 import os
 import time
 from pathlib import Path
+from typing import Literal
 
 from openclaw_memory.config import StoreSettings
 from openclaw_memory.errors import IndexCorruptError, StoreError
@@ -21,20 +22,14 @@ from openclaw_memory.store.db import Store
 from openclaw_memory.store.paths import state_dir
 from openclaw_memory.store.schema import APPLICATION_ID
 
-__all__ = ["is_ours", "open_index_store", "set_aside"]
+__all__ = ["is_ours", "new_store", "open_index_store", "set_aside"]
 
 
 def open_index_store(path: Path, settings: StoreSettings, notes: list[str]) -> Store:
     """The store of the index file at ``path``; a damaged file of ours is set aside (a note
     says where) and a new index opened in its place."""
-    def make() -> Store:
-        return Store(path, vector_backend=settings.vector_backend,
-                     fts_tokenizer=settings.fts_tokenizer,
-                     busy_timeout_ms=settings.busy_timeout_ms,
-                     max_matrix_mb=settings.max_matrix_mb,
-                     keyword_backend=settings.keyword_backend)
     try:
-        return make()
+        return new_store(path, settings)
     except IndexCorruptError as exc:
         if not is_ours(path):
             raise StoreError(
@@ -42,7 +37,17 @@ def open_index_store(path: Path, settings: StoreSettings, notes: list[str]) -> S
                 f"openclaw-memory index ({exc}); nothing was changed. Point --index (or "
                 "store.path) at a new file, or at an index this library created") from None
         set_aside(path, exc, notes)
-        return make()
+        return new_store(path, settings)
+
+
+def new_store(path: Path, settings: StoreSettings, *,
+              keyword_backend: Literal["auto", "fts5"] | None = None) -> Store:
+    """A store of the index file at ``path`` as ``settings`` say (``keyword_backend``: another
+    than the settings')."""
+    return Store(path, vector_backend=settings.vector_backend,
+                 fts_tokenizer=settings.fts_tokenizer, busy_timeout_ms=settings.busy_timeout_ms,
+                 max_matrix_mb=settings.max_matrix_mb,
+                 keyword_backend=keyword_backend or settings.keyword_backend)
 
 
 def is_ours(path: Path) -> bool:

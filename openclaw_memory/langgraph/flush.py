@@ -39,8 +39,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
-from langchain_core.messages.tool import ToolCall
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langchain_core.tools import BaseTool
 
@@ -61,6 +60,7 @@ from openclaw_memory.langgraph._common import (
     without_dangling_tool_calls,
 )
 from openclaw_memory.langgraph.failures import FailureKind, classify_failure
+from openclaw_memory.langgraph.flush_tools import acall_tool, call_tool
 from openclaw_memory.langgraph.scope import current_context, resolve_chat_type
 from openclaw_memory.langgraph.silent import arun_silently, quiet, run_silently
 from openclaw_memory.memory_base import ChatType, Memory
@@ -304,7 +304,7 @@ class MemoryFlush:
             if not isinstance(reply, AIMessage) or not reply.tool_calls or rounds > self.max_tool_rounds:
                 return FlushReport(rounds, tuple(writes), message_text(reply))
             turn.append(reply)
-            turn.extend(_call_tool(tools, call, config, writes) for call in reply.tool_calls)
+            turn.extend(call_tool(tools, call, config, writes) for call in reply.tool_calls)
         raise AssertionError("unreachable: the loop always returns")
 
     async def _aattempt(self, tools: list[BaseTool], history: list[BaseMessage],
@@ -321,7 +321,7 @@ class MemoryFlush:
                 return FlushReport(rounds, tuple(writes), message_text(reply))
             turn.append(reply)
             for call in reply.tool_calls:
-                turn.append(await _acall_tool(tools, call, config, writes))
+                turn.append(await acall_tool(tools, call, config, writes))
         raise AssertionError("unreachable: the loop always returns")
 
     @staticmethod
@@ -486,43 +486,3 @@ def _failed(rounds: int, writes: list[Mapping[str, Any]], error: BaseException) 
 def _with_no_reply_hint(prompt: str) -> str:
     text = prompt.strip()
     return text if NO_REPLY in text else f"{text}\n\n{_NO_REPLY_HINT}"
-
-
-def _call_tool(tools: Sequence[BaseTool], call: ToolCall, config: RunnableConfig,
-               writes: list[Mapping[str, Any]]) -> ToolMessage:
-    tool = next((t for t in tools if t.name == call["name"]), None)
-    if tool is None:
-        return _unknown_tool(tools, call)
-    try:
-        result = tool.invoke({**call, "type": "tool_call"}, config)
-    except Exception as exc:  # a broken tool must not end the flush (or the user's turn)
-        return ToolMessage(content=f"Tool failed: {exc}", tool_call_id=call["id"] or "",
-                           status="error")
-    return _record(result, call, writes)
-
-
-async def _acall_tool(tools: Sequence[BaseTool], call: ToolCall, config: RunnableConfig,
-                      writes: list[Mapping[str, Any]]) -> ToolMessage:
-    tool = next((t for t in tools if t.name == call["name"]), None)
-    if tool is None:
-        return _unknown_tool(tools, call)
-    try:
-        result = await tool.ainvoke({**call, "type": "tool_call"}, config)
-    except Exception as exc:  # a broken tool must not end the flush (or the user's turn)
-        return ToolMessage(content=f"Tool failed: {exc}", tool_call_id=call["id"] or "",
-                           status="error")
-    return _record(result, call, writes)
-
-
-def _unknown_tool(tools: Sequence[BaseTool], call: ToolCall) -> ToolMessage:
-    names = ", ".join(t.name for t in tools)
-    return ToolMessage(content=f"Unknown tool {call['name']!r}; available here: {names}.",
-                       tool_call_id=call["id"] or "", status="error")
-
-
-def _record(result: Any, call: ToolCall, writes: list[Mapping[str, Any]]) -> ToolMessage:
-    message = (result if isinstance(result, ToolMessage)
-               else ToolMessage(content=str(result), tool_call_id=call["id"] or ""))
-    if call["name"] == "memory_write" and isinstance(message.artifact, Mapping):
-        writes.append(dict(message.artifact))
-    return message

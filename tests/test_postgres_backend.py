@@ -55,6 +55,8 @@ def test_absent_rare_words_and_titles_lower_confidence_on_postgres_too(pg_dsn: s
         assert any("penicillin appears nowhere in memory" in n for n in off.notes)
         lowered = memory.search("Who discovered penicillin?", min_score=0.0).results
         assert memory.search("Who discovered the bacteria culture?").results
+        title = memory.search("《战争与和平》的作者是谁？")
+        assert title.results == () and any("《战争与和平》" in n for n in title.notes)
     with PostgresMemory.open(pg_dsn, workspace="rare", timezone="UTC",
                              search={"absent_name_check": False}) as unchecked:
         raw = unchecked.search("Who discovered penicillin?", min_score=0.0).results
@@ -62,9 +64,6 @@ def test_absent_rare_words_and_titles_lower_confidence_on_postgres_too(pg_dsn: s
         # shared "discovered" is a hit.
         assert max(h.score for h in lowered) == pytest.approx(max(h.score for h in raw) / 2)
         assert unchecked.search("Who discovered penicillin?").results
-    with PostgresMemory.open(pg_dsn, workspace="rare", timezone="UTC") as memory:
-        title = memory.search("《战争与和平》的作者是谁？")
-        assert title.results == () and any("《战争与和平》" in n for n in title.notes)
 
 
 def test_a_search_of_an_empty_workspace_says_it_holds_no_documents_and_only_then(

@@ -106,6 +106,9 @@ def test_the_subject_is_the_questions_names_or_its_chinese_lead() -> None:
     # 的 ends whose it is: a line saying "青松每周二开例会" is about 青松's meeting too.
     assert question_subject("青松的例会现在是哪天？", ["青松的例会在周四。", "青松的例会改到了周三。",
                                               "青松每周二开例会。"]) == {"青松"}
+    # Lines all written "杨磊现在..." or "杨磊在..." do not stretch the name into 现 or 在.
+    assert question_subject("杨磊现在住在哪里？", ["杨磊现在住在成都。", "杨磊现在在腾讯上班。"]) == {"杨磊"}
+    assert question_subject("杨磊在哪里工作？", ["杨磊在小米工作。", "杨磊在腾讯上班。"]) == {"杨磊"}
     # Named nowhere: the words most cited lines share.
     assert question_subject("Where does my sister live now?",
                             ["- my sister lives in Rome", "- my sister moved to Milan",

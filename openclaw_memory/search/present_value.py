@@ -139,9 +139,10 @@ def _cjk_subject(question: str, lines: Sequence[str]) -> set[str]:
     best = ""
     for end in range(2, len(lead.group(0)) + 1):
         start = lead.group(0)[:end]
-        # 的 joins whose to what: "青松的例会" asks about 青松's meeting, and a line saying
-        # "青松每周二开例会" is about it too.
-        if NOW.search(start) or (best and start.endswith("的")):
+        # A character that asks or links ends the name: 的 joins whose to what ("青松的例会"
+        # asks about 青松's meeting, and "青松每周二开例会" is about it too), and 现/在 begin
+        # "现在住在": lines all written "杨磊现在..." must not make 杨磊现 the subject.
+        if NOW.search(start) or (best and start[-1] in _CJK_FUNCTION):
             break
         if sum(start in line for line in lines) >= 2:
             best = start

@@ -19,7 +19,7 @@ lines of one attribute closer and push lines of only different attributes apart 
 subject's lines are grouped, and a line fitting the question best that is plainly about
 something else gives way to the best of the others (search/present_value.py).
 Current-value recall@1 on benchmarks/knowledge_update.py's families a-g with the words as used
-now: 95.2 / 90.4 / 88.4 / 98.6 / 91.2 / 88.0 / 91.9; without them: 91.0 / 85.9 / 80.4 /
+now: 99.3 / 90.4 / 89.9 / 98.6 / 91.2 / 88.0 / 91.9; without them: 95.9 / 85.9 / 80.4 /
 91.3 / 90.4 / 87.2 / 90.4. Family g, which nobody read, is the fair measure of the list on
 new wordings (+1.5); c, d, e and f it was extended with.
 

@@ -186,10 +186,7 @@ def _mentions(line: str, subject: set[str], share: float = 1.0) -> bool:
 
 def _without(text: str, subject: set[str]) -> str:
     """``text`` without the subject's terms, the "now" words and the date stamp."""
-    out = NOW.sub(" ", DATE_STAMP.sub("", text))
-    for term in sorted(subject, key=len, reverse=True):
-        out = re.sub(rf"(?i)\b{re.escape(term)}(?:['\u2019]s)?\b" if term.isascii()
-                     else re.escape(term), " ", out)
+    out = _replace_subject(NOW.sub(" ", DATE_STAMP.sub("", text)), subject, " ", possessive=True)
     return " ".join(out.split()) or "-"
 
 
@@ -197,10 +194,17 @@ def _named_text(text: str, subject: set[str]) -> str:
     """``text`` with the subject's terms as "X", its possessive kept: cue words read "X's
     place is in Cork" as where X lives (the subject's name is no cue, its "'s" may be part
     of one)."""
-    out = DATE_STAMP.sub("", text)
+    return _replace_subject(DATE_STAMP.sub("", text), subject, "X", possessive=False)
+
+
+def _replace_subject(text: str, subject: set[str], by: str, *, possessive: bool) -> str:
+    """``text`` with each of the subject's terms (longest first; a Latin one as a whole word,
+    with its "'s" when ``possessive``) replaced ``by``."""
+    tail = "(?:['\u2019]s)?" if possessive else ""
     for term in sorted(subject, key=len, reverse=True):
-        out = re.sub(rf"(?i)\b{re.escape(term)}\b" if term.isascii() else re.escape(term), "X", out)
-    return out
+        text = re.sub(rf"(?i)\b{re.escape(term)}{tail}\b" if term.isascii() else re.escape(term),
+                      by, text)
+    return text
 
 
 def _stems(text: str, subject: set[str]) -> set[str]:
@@ -245,7 +249,8 @@ def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Seque
     asked = _stems(question, subject)
     shares = np.array([bool(_stems(line, subject) & asked) for line in lines])
     fit = unit[1:] @ unit[0] + STEM_BONUS * shares
-    if wanted and said[int(np.argmax(fit))] and not said[int(np.argmax(fit))] & wanted:
+    best = said[int(np.argmax(fit))]
+    if wanted and best and not best & wanted:
         # The line that fits best names only other attributes than the question's ("brought
         # home a beagle" for the city one calls home): the best of the lines that do not is
         # the answer's; none such, the notes hold no answer and nothing moves. Cue words

@@ -137,30 +137,30 @@ _LOWER_WORD = re.compile(r"(?<![\w'\u2019-])[a-z][a-z]*(?:-[a-z]+)*(?![\w'\u2019
 _QUESTION_END = ("?", "\uff1f")
 
 
-def rare_words(question: str, *, among: Sequence[str] | None = None) -> list[str]:
+def rare_words(question: str) -> list[str]:
     """The uncommon lower-case words (four letters or more) of ``question`` when it is a
-    question naming nobody: "Who discovered penicillin?" -> ["penicillin"]; only those
-    ``among`` (when given). A statement or a keyword query is not read (a note about the same
-    event may word it otherwise)."""
-    words = _plain_words(question)
-    if among is not None:
-        words = [w for w in words if w in among]
-    if not words:
-        return []  # (the vocabulary is loaded only for a word worth judging: ~0.25 s once)
-    encoding = get_encoding("o200k_base")
-    return [w for w in words if len(encoding.encode_ordinary(" " + w)) >= RARE_TOKENS]
+    question naming nobody: "Who discovered penicillin?" -> ["penicillin"]. A statement or a
+    keyword query is not read (a note about the same event may word it otherwise)."""
+    return [] if question_names(question) else _rare(_plain_words(question))
 
 
 def _plain_words(question: str) -> list[str]:
     """The lower-case words of four letters or more, beyond function words, of a question
-    naming nobody."""
+    (none of a statement or a keyword query)."""
     line = question.strip()
     if "\n" in line or not (line.endswith(_QUESTION_END) or _ASKING.match(line)):
         return []
-    if question_names(line):
-        return []
     return list(dict.fromkeys(w for w in _LOWER_WORD.findall(line)
                               if len(w) >= 4 and w not in STOP_WORDS))
+
+
+def _rare(words: Sequence[str]) -> list[str]:
+    """Those of ``words`` that o200k_base splits into :data:`RARE_TOKENS` tokens or more (the
+    vocabulary, ~0.25 s to load once per process, is loaded only when there is a word)."""
+    if not words:
+        return []
+    encoding = get_encoding("o200k_base")
+    return [w for w in words if len(encoding.encode_ordinary(" " + w)) >= RARE_TOKENS]
 
 
 def absent_names(store: SearchBackend, names: Sequence[str], *,
@@ -210,7 +210,7 @@ def absent_terms(store: SearchBackend, request: SearchRequest,
     # A question naming nobody: any rare word of it memory never holds (its words looked up
     # first: the vocabulary that tells a rare word is loaded only for an absent one).
     words = [] if translated else _plain_words(request.query)
-    return tuple(rare_words(request.query, among=absent_names(store, words)))
+    return tuple(_rare(absent_names(store, words)))
 
 
 def absent_gate(absent: Sequence[str], settings: SearchSettings) -> float:

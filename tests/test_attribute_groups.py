@@ -12,6 +12,7 @@ from search_hits import cited_hit, default_embed
 
 from openclaw_memory.errors import StoreError
 from openclaw_memory.search.attribute_groups import (
+    SAME_ATTRIBUTE,
     SEPARATE,
     WORD_SHARE,
     attribute_groups,
@@ -55,11 +56,23 @@ def test_a_line_joins_the_curated_fact_it_is_closest_to_and_a_line_alike_to_none
     assert sorted(attribute_groups(alike, [True, True, False, False, False])) == [
         [0, 2], [1, 3], [4]]
     assert SEPARATE > 0.1  # (line 4 is below it with both)
+    # Just above SEPARATE on average with the work group, line 4 joins it.
+    above = _alike({(0, 1): 0.1, (0, 2): 0.6, (1, 3): 0.5, (2, 3): 0.2, (0, 4): 0.05,
+                    (1, 4): SEPARATE + 0.05, (3, 4): SEPARATE + 0.05}, 5)
+    assert sorted(attribute_groups(above, [True, True, False, False, False])) == [
+        [0, 2], [1, 3, 4]]
 
 
 def test_two_curated_lines_saying_one_thing_are_one_group() -> None:
     alike = _alike({(0, 1): 0.8, (0, 2): 0.5, (1, 2): 0.5}, 3)
     assert attribute_groups(alike, [True, True, False]) == [[0, 1, 2]]
+
+
+def test_two_curated_lines_only_alike_in_form_stay_two_facts() -> None:
+    # "is a member at CoreClub" / "is on the infra team": 0.46, under SAME_ATTRIBUTE.
+    alike = _alike({(0, 1): 0.46, (0, 2): 0.1, (1, 2): 0.5}, 3)
+    assert SAME_ATTRIBUTE > 0.46
+    assert sorted(attribute_groups(alike, [True, True, False])) == [[0], [1, 2]]
 
 
 def test_without_curated_lines_the_lines_group_by_average_linkage() -> None:

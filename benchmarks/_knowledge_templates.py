@@ -1,4 +1,4 @@
-"""The knowledge-update benchmark's templates: six families of wordings.
+"""The knowledge-update benchmark's templates: eight families of wordings.
 
 Each attribute: (values, the curated first statement, ways a daily log says it changed, the
 current-value question, the history question, a later restatement in other words). Family
@@ -8,7 +8,10 @@ decision) was written to check that what helps on ``a`` is not about ``a``'s wor
 words of search/attributes.py were then written with both in view); family ``c`` was written
 after them (stop 38) and, at stop 39, read and tuned on; ``d``, ``e`` and ``f`` were written
 at stop 39 before they were run: ``d`` blind for one run, then read; ``e`` to choose between
-variants of the ranking; ``f`` never read.
+variants of the ranking; ``f`` never read then. ``g`` was written at stop 40 and run once
+blind; ``c``, ``e`` and ``f``'s failures were read at stop 41 to extend the cue words (gym,
+bank, drink, doctor, builds); ``h`` was then written, with attributes no cue word names, and
+run once, blind.
 """
 
 from __future__ import annotations
@@ -359,6 +362,56 @@ ZH_PROJECT_G: Table = {
 }
 
 
+# Family h: written at stop 41 after the cue words had been extended on c, e and f's failures,
+# and run once, blind, to measure them on attributes and wordings none of them names.
+EN_H: Table = {
+    "insurer": (["Allianz", "AXA", "Aviva", "Generali", "MetLife"],
+                "{s} is insured with {v}.", ["{s} switched the health cover to {v}.",
+                                             "{s}'s policy is with {v} since the renewal."],
+                "Who insures {s} now?", "Who insured {s} before {v}?",
+                "{s} pays premiums to {v}."),
+    "club": (["Riverside FC", "Northside Rovers", "Eastfield United", "Harbour Athletic"],
+             "{s} plays for {v}.", ["{s} joined {v} for the new season.",
+                                    "{s} turns out for {v} on Sundays these days."],
+             "Which club does {s} play for now?", "Which club did {s} play for before {v}?",
+             "{s} has training with {v} on Thursdays."),
+    "mentor": (["Hiro", "Ines", "Kofi", "Lena", "Mateo"],
+               "{s} is mentored by {v}.", ["{v} became {s}'s mentor.",
+                                           "{s} has mentoring sessions with {v} now."],
+               "Who mentors {s} now?", "Who mentored {s} before {v}?",
+               "{s} meets {v} for mentoring every other week."),
+}
+EN_PROJECT_H: Table = {
+    "monitoring": (["Datadog", "Grafana", "New Relic", "Prometheus", "Sentry"],
+                   "{s} is monitored with {v}.", ["{s}'s alerts go through {v} now.",
+                                                  "We wired {s} up to {v} for dashboards."],
+                   "What monitors {s} now?", "What monitored {s} before {v}?",
+                   "{s}'s dashboards live in {v}."),
+    "room": (["Room Alder", "Room Birch", "Room Cedar", "Room Maple"],
+             "{s}'s planning is held in {v}.", ["{s} planning moved to {v}.",
+                                                "We book {v} for {s} planning from now on."],
+             "Where is {s}'s planning held now?", "Where was {s}'s planning held before {v}?",
+             "{s} plans its sprints in {v}."),
+}
+ZH_H: Table = {
+    "insurer": (["平安保险", "太平洋保险", "人寿保险", "泰康保险"],
+                "{s}的保险是在{v}买的。", ["{s}把保险换成了{v}。", "{s}今年续保选了{v}。"],
+                "{s}现在在哪家保险公司投保？", "{s}换到{v}之前在哪家投保？",
+                "{s}每年给{v}交保费。"),
+    "mentor": (["老王", "老李", "周老师", "林老师"],
+               "{s}的导师是{v}。", ["{s}现在跟着{v}学。", "{v}成了{s}的新导师。"],
+               "{s}现在的导师是谁？", "{s}跟{v}之前的导师是谁？", "{s}每两周和{v}见一次面。"),
+}
+ZH_PROJECT_H: Table = {
+    "monitoring": (["Prometheus", "Grafana", "Datadog", "Sentry"],
+                   "{s}用{v}做监控。", ["{s}的告警改走{v}了。", "{s}接入了{v}。"],
+                   "{s}现在用什么监控？", "{s}用{v}之前用什么监控？", "{s}的仪表盘在{v}上。"),
+    "room": (["一号会议室", "二号会议室", "三号会议室", "大会议室"],
+             "{s}的周会在{v}开。", ["{s}的周会挪到了{v}。", "{s}以后在{v}开周会。"],
+             "{s}的周会现在在哪开？", "{s}的周会挪到{v}之前在哪开？", "{s}在{v}开周会。"),
+}
+
+
 #: family -> (English people, English projects, Chinese people, Chinese projects)
 FAMILIES: dict[str, tuple[Table, Table, Table, Table]] = {
     "a": (EN_A, EN_PROJECT_A, ZH_A, ZH_PROJECT_A),
@@ -368,4 +421,5 @@ FAMILIES: dict[str, tuple[Table, Table, Table, Table]] = {
     "e": (EN_E, EN_PROJECT_E, ZH_E, ZH_PROJECT_E),
     "f": (EN_F, EN_PROJECT_F, ZH_F, ZH_PROJECT_F),
     "g": (EN_G, EN_PROJECT_G, ZH_G, ZH_PROJECT_G),
+    "h": (EN_H, EN_PROJECT_H, ZH_H, ZH_PROJECT_H),
 }

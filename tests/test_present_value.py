@@ -136,6 +136,10 @@ def test_questions_about_now_and_the_present_tense_are_told_from_the_past() -> N
     ("now drives a Skoda", "vehicle"), ("became vegan", "diet"), ("改吃纯素了", "diet"),
     ("the deadline moved to 1 June", "schedule"), ("is on version 3.0", "version"),
     ("switched its database to MySQL", "technology"), ("got married", "family"),
+    ("opened an account at Revolut", "bank"), ("把账户转到了招商银行", "bank"),
+    ("has switched to cappuccino lately", "drink"), ("sees Dr. Brennan for checkups", "doctor"),
+    ("换到了王医生那里看病", "doctor"), ("builds on GitHub Actions", "builds"),
+    ("的流水线迁到了Jenkins", "builds"), ("told me the family is in Cork now", "home"),
 ])
 def test_cue_words_name_the_attribute_in_english_and_chinese(text: str, attribute: str) -> None:
     assert attribute in attributes_of(text)
@@ -144,16 +148,44 @@ def test_cue_words_name_the_attribute_in_english_and_chinese(text: str, attribut
 def test_a_manager_by_title_and_working_out_are_not_whom_one_reports_to_or_works_for() -> None:
     assert attributes_of("is a product manager") == {"role"}
     assert attributes_of("Who is manager now?") == {"manager"}
-    assert attributes_of("works out at FitHub") == {"pastime"}
+    assert attributes_of("works out at FitHub") == {"gym"}
     assert attributes_of("works out of the Berlin office") == {"work"}
 
 
-def test_getting_to_work_is_commuting_and_a_flat_white_or_a_train_ride_is_no_home_or_sport() -> None:
-    assert attributes_of("How does get to work now?") == {"commute", "work"}
+def test_getting_to_work_is_commuting_and_a_train_ride_is_no_sport() -> None:
+    assert attributes_of("How does get to work now?") == {"commute"}
+    assert attributes_of("walks to work since the spring") == {"commute"}
     assert attributes_of("started coming in by car") == {"commute", "vehicle"}
     assert attributes_of("commutes by train") == {"commute"}
-    assert attributes_of("always orders a flat white") == frozenset()
-    assert attributes_of("trains at PeakFit these days") == {"pastime"}
+    assert attributes_of("always orders a flat white") == {"drink"}
+
+
+def test_the_gym_one_belongs_to_is_not_what_one_does_on_weekends() -> None:
+    # Notes about one person often hold both: "trains at PulseGym" answered "What does she do
+    # on weekends now?" while both were one attribute (family f: 88.0 -> 98.5 current@1).
+    for text in ("trains at PeakFit these days", "is a member at CoreClub",
+                 "cancelled the old membership", "Which gym does go to now?", "最近都在乐动健身锻炼"):
+        assert attributes_of(text) == {"gym"}, text
+    for text in ("What does do on weekends now?", "got hooked on pottery",
+                 "has been out hiking every Saturday", "trains for a marathon", "周末去爬山"):
+        assert attributes_of(text) == {"pastime"}, text
+
+
+def test_where_the_salary_is_paid_is_the_bank_and_a_language_one_learns_is_a_study() -> None:
+    assert attributes_of("'s salary goes into ING now") == {"bank"}
+    assert attributes_of("got a higher salary") == {"work"}
+    assert attributes_of("Which language is learning now?") == {"study"}
+    assert attributes_of("practises Spanish with a tutor every week") == {"study"}
+    assert attributes_of("现在在学什么语言？") == {"study"}
+    assert attributes_of("Which programming language is the service written in?") == {"technology"}
+
+
+def test_whose_team_lead_is_a_manager_and_a_team_lead_a_role() -> None:
+    assert attributes_of("'s team lead is now Rafael") == {"manager"}
+    assert attributes_of("was moved under Helen") == {"manager"}
+    assert attributes_of("holds the team lead position") == {"role"}
+    assert attributes_of("was promoted to team lead") == {"role"}
+    assert attributes_of("moved to Berlin") == {"home"}
 
 
 def test_generic_change_verbs_name_no_attribute() -> None:

@@ -45,6 +45,13 @@ _NOT_GOING = "".join(rf"(?<!\b{verb} )" for verb in (
     "went", "get", "gets", "got", "back", "way", "drove", "walked", "headed", "sent"))
 
 
+#: "work" as employment, not the way there ("gets to work", "walks to work").
+_NOT_THE_WAY = "".join(rf"(?<!\b{verb} to )" for verb in (
+    "get", "gets", "getting", "got", "go", "goes", "going", "went", "way", "walk", "walks",
+    "walked", "cycle", "cycles", "drive", "drives", "ride", "rides", "commute", "commutes",
+    "travel", "travels"))
+
+
 #: "manager" as a job ("a product manager", "is a manager"), not whom one reports to.
 _ROLE_MANAGER = (r"(?:an?|product|project|program|engineering|account|marketing|sales|office|"
                  r"general|senior|junior) manager")
@@ -53,27 +60,36 @@ _NOT_A_ROLE = "".join(rf"(?<!\b{word} )" for word in (
     "office", "general", "senior", "junior"))
 
 
+#: "X's team lead" is whom X reports to; "a team lead", "promoted to team lead" a role.
+_WHOSE = r"(?:(?<=['\u2019]s )|(?<=['\u2019]s new ))"
+_NOT_WHOSE = r"(?<!['\u2019]s )(?<!['\u2019]s new )"
+
+
 #: Attribute -> pattern of its cue words (English word forms; CJK words as written).
 ATTRIBUTES: dict[str, re.Pattern[str]] = {
     name: re.compile(pattern, re.IGNORECASE) for name, pattern in {
         "home": _words(r"li(?:ve|ves|ved|ving)", _NOT_GOING + r"home", r"house", r"apartment",
-                       r"flat(?! white)", r"condo", r"address", r"mov(?:e|es|ed|ing)", r"relocat\w*",
-                       r"resid\w*", r"settl\w*", r"based (?:in|out of)", r"hometown", r"city",
-                       r"town", r"village", r"suburbs?", r"neighbou?rhood", r"rent\w*",
-                       r"lease[sd]?", r"landlord", r"place (?:in|at)", r"(?<=['\u2019]s )place")
+                       r"flat(?! white)", r"condo", r"address", r"mov(?:e|es|ed|ing)(?! under)",
+                       r"relocat\w*", r"resid\w*", r"settl\w*", r"based (?:in|out of)",
+                       r"hometown", r"city", r"town", r"village", r"suburbs?", r"neighbou?rhood",
+                       r"rent\w*", r"lease[sd]?", r"landlord", r"family (?:is|are) (?:now )?in",
+                       r"place (?:in|at)", r"(?<=['\u2019]s )place")
                 + r"|住|搬|迁|定居|安家|地址|城市|老家|家在|的家|房子|租房|公寓|小区",
-        "work": _words(r"work(?:s|ed|ing)?(?! out\b(?! of\b))", r"job", r"jobs", r"employ\w*", r"company",
+        "work": _words(_NOT_THE_WAY + r"work(?:s|ed|ing)?(?! out\b(?! of\b))", r"job", r"jobs",
+                       r"employ\w*", r"company",
                        r"hired", r"join(?:s|ed|ing)?", r"quit", r"resign\w*", r"laid off",
-                       r"career", r"workplace", r"startup", r"firm", r"payroll", r"salary",
+                       r"career", r"workplace", r"startup", r"firm", r"payroll",
+                       r"salary(?! (?:goes|went|is paid|was paid|is going) (?:in)?to)",
                        r"offers?", r"earns? (?:a|her|his|their) living", r"staff", r"colleagues?",
                        r"co-?workers?", r"office", r"intern(?:ship)?", r"onboard\w*")
                 + r"|工作|上班|公司|跳槽|入职|加入|离职|就职|单位|辞职|同事|工资|薪|实习",
         "role": _words(r"title", r"role", r"roles", r"position", r"promot\w*", r"job title",
                        r"engineer", r"designer", r"scientist", r"analyst", r"developer",
-                       _ROLE_MANAGER)
+                       _ROLE_MANAGER, _NOT_WHOSE + r"team lead")
                 + r"|职位|职务|升职|晋升|岗位|职称",
         "manager": _words(_NOT_A_ROLE + r"manager", r"manages", r"managed", r"boss", r"supervisor",
-                          r"reports? to", r"reporting to", r"team lead")
+                          r"reports? to", r"reporting to", _WHOSE + r"team lead",
+                          r"(?:moved|works|working|sits|put) under")
                    + r"|领导|上级|主管|经理|老板|归.{1,4}管|负责管理",
         "vehicle": _words(r"cars?", r"driv(?:e|es|ing|en)", r"drove", r"vehicle", r"suv",
                           r"truck", r"motorbike", r"motorcycle", r"scooter", r"dealer\w*",
@@ -84,6 +100,20 @@ ATTRIBUTES: dict[str, re.Pattern[str]] = {
                           r"subway|metro|tram|ferry)", r"on foot", r"(?:walks?|cycles?|bikes?|"
                           r"drives?) to (?:work|the office)")
                    + r"|通勤|去公司|上班路上|坐地铁|坐公交|骑车|走路去",
+        "bank": _words(r"banks?", r"banking", r"banked", r"accounts?", r"savings",
+                       r"salary (?:goes|went|is paid|was paid|is going) (?:in)?to", r"deposit\w*",
+                       r"current account", r"debit card")
+                + r"|银行|账户|存款|开户|工资卡",
+        "drink": _words(r"coffee", r"tea", r"drinks?", r"drinking", r"drank", r"orders?",
+                        r"ordering", r"(?<=['\u2019]s )usual", r"latte", r"cappuccino", r"espresso",
+                        r"flat white", r"cold brew", r"americano", r"mocha", r"matcha")
+                 + r"|咖啡|喝|茶|拿铁|美式",
+        "doctor": _words(r"doctors?", r"dr", r"physician", r"gp", r"clinic", r"check-?ups?",
+                         r"dentist", r"therapist", r"sees dr", r"registered with")
+                  + r"|医生|看病|诊所|医院|体检|大夫",
+        "builds": _words(r"ci", r"continuous integration", r"builds?", r"built on", r"building on",
+                         r"pipelines?")
+                  + r"|持续集成|流水线|构建",
         "device": _words(r"phones?", r"smartphone", r"mobile", r"iphone", r"android",
                          r"laptop", r"computer", r"tablet")
                   + r"|手机|电脑|平板",
@@ -101,10 +131,11 @@ ATTRIBUTES: dict[str, re.Pattern[str]] = {
                              r"mongo\w*", r"storage", r"stores (?:its|their) data", r"migrat\w*",
                              r"api", r"framework", r"library", r"stack", r"rest(?:ful)? api",
                              r"graphql", r"grpc", r"written in", r"rewrit\w*", r"port(?:ed|ing)",
-                             r"codebase", r"code", r"languages?", r"python", r"java", r"rust",
+                             r"codebase", r"code", r"(?:programming|coding) languages?", r"python",
+                             r"java", r"rust",
                              r"golang", r"kotlin", r"typescript", r"javascript", r"scala",
                              r"elixir", r"c\+\+")
-                      + r"|数据库|框架|接口|语言|重写|代码",
+                      + r"|数据库|框架|接口|编程语言|重写|代码",
         "hosting": _words(r"host\w*", r"cloud", r"aws", r"azure", r"gcp", r"servers?",
                           r"deploy\w*", r"data ?cent(?:er|re)s?", r"on-?prem\w*", r"kubernetes")
                    + r"|部署|服务器|云",
@@ -127,14 +158,20 @@ ATTRIBUTES: dict[str, re.Pattern[str]] = {
         "study": _words(r"school", r"stud(?:y|ies|ying|ied|ent|ents)", r"university",
                         r"college", r"degree", r"enroll\w*", r"program(?:me)?", r"course",
                         r"major(?:s|ed|ing)?", r"class(?:es)?", r"phd", r"master['\u2019]?s",
-                        r"bachelor['\u2019]?s", r"thesis", r"semester", r"graduat\w*")
-                 + r"|学校|大学|专业|学习|读书|学院|课程|读研|读博|毕业",
-        "pastime": _words(r"sports?", r"hobby", r"work(?:s|ed|ing)? out(?! of\b)", r"exercis\w*",
+                        r"bachelor['\u2019]?s", r"thesis", r"semester", r"graduat\w*",
+                        r"learn(?:s|ing)?(?! that)", r"lessons?", r"tutor\w*", r"language course")
+                 + r"|学|读书|课程|读研|读博|毕业|[日韩德法英俄意西]语|外语",
+        "gym": _words(r"gyms?", r"work(?:s|ed|ing)? out(?! of\b)", r"workouts?", r"fitness",
+                      r"memberships?", r"members? (?:at|of)", r"trains? at", r"training at",
+                      r"personal trainer")
+               + r"|健身|锻炼|会员|办了?卡|退了?.{0,4}卡",
+        "pastime": _words(r"sports?", r"hobby", r"exercis\w*", r"weekends?", r"spare time",
+                          r"free time", r"leisure", r"hooked on", r"into (?!the\b)\w+ing",
                           r"hobbies", r"took up", r"takes? up", r"plays?", r"playing",
-                          r"(?<!by )(?<!the )(?<!a )trains?", r"training", r"gym", r"tennis",
+                          r"(?<!by )(?<!the )(?<!a )trains?(?! at)", r"training(?! at)", r"tennis",
                           r"football", r"soccer", r"running", r"yoga", r"swimming", r"cycling",
                           r"climbing", r"hiking", r"golf", r"chess", r"painting", r"marathons?")
-                   + r"|运动|爱好|练|打球|健身|跑步|游泳|瑜伽|羽毛球|篮球|足球",
+                   + r"|运动|爱好|周末|业余|打球|跑步|游泳|瑜伽|羽毛球|篮球|足球|徒步|爬山|钓鱼",
     }.items()
 }
 

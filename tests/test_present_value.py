@@ -124,6 +124,10 @@ def test_questions_about_now_and_the_present_tense_are_told_from_the_past() -> N
     assert not asks_now("现在" + "我们聊了很多事情，" * 20)  # a pasted dialogue is no question
     assert asks_present("Where does the user live?") and asks_present("Who is Ada's manager?")
     assert asks_present("王芳住在哪里？")
+    for doer in ("Who owns Kestrel?", "Who insures Ada Park?", "What monitors the API?"):
+        assert asks_present(doer), doer
+    for not_present in ("Who discussed the plan?", "What happened to Ada?", "Who focus on?"):
+        assert not asks_present(not_present), not_present
     for past in ("Where did she live before Berlin?", "What did Caroline research?",
                  "王芳搬到西安之前住在哪里？", "The user lives in Paris."):
         assert not asks_present(past), past

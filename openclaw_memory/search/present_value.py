@@ -91,9 +91,12 @@ def asks_now(question: str) -> bool:
 _PAST = re.compile(r"(?i)\b(?:did|was|were|had|used to|before|previously|formerly|originally|"
                    r"at first|first|earlier|ago|last (?:year|month|week|time)|back then|former)"
                    r"\b|以前|之前|过去|曾经|原来|当时|那时|从前|上次")
-#: A question in the present tense: a question word, then a present form of be/do/have.
+#: A question in the present tense: a question word, then a present form of be/do/have; or
+#: "who" / "what" asking for the doer of a verb in the present ("Who owns Kestrel?", "What
+#: monitors the API?").
 _PRESENT = re.compile(r"(?i)^\W*(?:where|what|which|who|whom|whose|how|when|is|are|does|do|has|"
-                      r"have)\b.*\b(?:is|are|does|do|has|have)\b|['\u2019]s\b")
+                      r"have)\b.*\b(?:is|are|does|do|has|have)\b|['\u2019]s\b|"
+                      r"^\W*(?:who|what)\s+[a-z]{2,}(?<![su])s\b")
 #: A line of a conversation: "- [D9:10] Nate: I love fantasy movies", "Bart: ...".
 _SPOKEN = re.compile(r"^\W*(?:\[[^\]]*\]\s*)?[^\W\d_][\w .'-]{0,40}:\s")
 _POSSESSIVE = re.compile(r"['\u2019]s\b")

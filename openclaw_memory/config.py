@@ -446,10 +446,12 @@ class WriteSettings(_Frozen):
     """How notes are written."""
 
     restatement_similarity: float | None = Field(
-        0.75, ge=0.0, le=1.0, description="A note whose meaning is this close to a line already "
+        0.65, ge=0.0, le=1.0, description="A note whose meaning is this close to a line already "
         "in memory (cosine of the query embedder), with the same names and numbers, is not "
         "written again: the answer cites that line (a note for MEMORY.md is compared with "
-        "MEMORY.md only; keyword-only memory skips notes said word for word in any file). "
+        "MEMORY.md only; keyword-only memory skips notes said word for word in any file). A "
+        "note saying something changed (became, took up, 换成...) is written unless every word "
+        "it brings is in that line. "
         "None: only a copy in the same file is skipped.")
 
 

@@ -37,6 +37,34 @@ def test_a_changed_fact_or_another_subject_is_written(memory: MemoryIndex, note:
     assert memory.write(note).appended
 
 
+@pytest.fixture()
+def habits(tmp_path: Path) -> Any:
+    ws = tmp_path / "ws3"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("# Facts\n\n- Elena Rossi is vegan.\n- Elena Rossi's sport is judo.\n"
+                                  "- Dev Patel opened an account at Barclays and closed the old one.\n"
+                                  "- 王芳的保险是在人寿保险买的。\n- 王芳的导师是老王。\n", encoding="utf-8")
+    with MemoryIndex.open(ws, index_path=tmp_path / "h.sqlite", **OPTS) as opened:
+        opened.sync()
+        yield opened
+
+
+@pytest.mark.parametrize("note", ["Elena Rossi became vegetarian.", "Elena Rossi took up tennis.",
+                                  "王芳把保险换成了太平洋保险。", "老李成了王芳的新导师。"])
+def test_a_note_saying_the_value_changed_is_written_though_its_names_are_all_known(
+        habits: MemoryIndex, note: str) -> None:
+    # No capitalised name or number differs: only the words the note brings tell the change.
+    assert habits.write(note).appended, note
+
+
+@pytest.mark.parametrize(("note", "line"), [("Dev Patel keeps savings at Barclays.", 5),
+                                            ("王芳每年给人寿保险交保费。", 6)])
+def test_a_restatement_in_quite_other_words_is_still_caught(
+        habits: MemoryIndex, note: str, line: int) -> None:
+    result = habits.write(note)
+    assert result.reason == "duplicate" and result.start_line == line, note
+
+
 def test_the_check_can_be_turned_off(tmp_path: Path) -> None:
     ws = tmp_path / "ws2"
     (ws / "memory").mkdir(parents=True)

@@ -29,6 +29,16 @@ __all__ = ["Restatement", "find_restatement"]
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _CANDIDATES = 4
+#: Words by which a note says something changed ("became", "took up", "换成了").
+_CHANGE = re.compile(
+    r"(?i)\b(?:bec[oa]mes?|switch(?:ed|es)?|chang(?:ed|es)|mov(?:ed|es)|transferred|replaced|"
+    r"swapped|traded|upgraded|downgraded|handed|passed|gave up|gives up|dropped|quit|left|"
+    r"t[oa]ok(?:es)? (?:up|over)|picked up|enrolled|joined|started|stopped|no longer|any ?more|"
+    r"instead|new|now|hooked|adopted|bought|sold|signed up|registered|hired|fired|promoted|"
+    r"reorg)\b|换|改|转|迁|搬|退|新|成了|选了|不再|开始|现在|领养|报了|进了|买了|卖了|加入|入职|跳槽")
+#: CJK characters that link or mark a change rather than say what changed.
+_CJK_LINKS = frozenset("了的在到是把给成着过去来也都就又还和与跟让被换改转迁搬退新选不再开始现")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +64,21 @@ def _pinned(text: str) -> set[str]:
         if any(ch.isdigit() for ch in token) or named:
             out.add(token.lower())
     return out
+
+
+def _brings(note: str, line: str) -> bool:
+    """Whether a ``note`` saying something changed brings a word ``line`` lacks: the new
+    value of the fact ("became vegetarian" against "is vegan", "换成了太平洋保险" against
+    "人寿保险"), which a name check misses in lower case and in Chinese. A note that says
+    nothing changed may use other words freely."""
+    if not _CHANGE.search(note):
+        return False
+    plain = _CHANGE.sub(" ", note)
+    have = {t.lower() for t in _TOKEN.findall(line)}
+    words = {t.lower() for t in _TOKEN.findall(plain) if not _CJK.search(t)}
+    if any(w not in have and w not in STOP_WORDS and len(w) > 1 for w in words):
+        return True
+    return bool(set(_CJK.findall(plain)) - set(line) - _CJK_LINKS)
 
 
 def _hit_lines(memory: Memory, hit: SearchHit) -> list[str]:
@@ -100,7 +125,7 @@ def find_restatement(memory: Memory, note: str, *, threshold: float,
     for (path, number, text), vector in zip(lines, vectors[1:], strict=True):
         similarity = float(vector @ vectors[0])
         words = {t.lower() for t in _TOKEN.findall(text)}
-        if similarity >= threshold and pinned <= words and (
+        if similarity >= threshold and pinned <= words and not _brings(bare, _bare(text)) and (
                 best is None or similarity > best.similarity):
             best = Restatement(path, number, text, similarity)
     return best

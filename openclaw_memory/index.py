@@ -54,7 +54,7 @@ from openclaw_memory.indexing.sync import (
 from openclaw_memory.memory_base import ChatType, Memory
 from openclaw_memory.search.pipeline import SearchOutcome, SearchRequest, run_search
 from openclaw_memory.search.response import CitationMode, build_response
-from openclaw_memory.search.restatements import find_restatement
+from openclaw_memory.search.restatements import restated_note
 from openclaw_memory.settings_sources import SettingsOrigin, load_settings, set_fields
 from openclaw_memory.store import Store
 from openclaw_memory.store.claims import claim_index_file, embedding_key
@@ -465,14 +465,9 @@ class MemoryIndex(Memory):
         if target == "memory":  # a curated fact carries the day it was learned
             content = stamp_date(normalise_note(content),
                                  today(self.settings.timezone, now).isoformat())
-        threshold = self.settings.write.restatement_similarity
-        curated = (f"{area}/MEMORY.md" if area is not None else self.curated_name()
-                   ) if target == "memory" else None
-        found = None if threshold is None else find_restatement(
-            self, content, threshold=threshold, path_prefix=None if area is None else area + "/",
-            only_in=curated)
-        if found is not None:  # said already, in other words: cite it instead of a copy
-            return WriteResult(found.path, found.line, found.line, False, "duplicate")
+        said = restated_note(self, content, target=target, area=area)
+        if said is not None:  # said already, in other words: cite it instead of a copy
+            return said
         if area is not None and target == "memory":
             result = append_note(self.workspace, f"{area}/MEMORY.md", content, max_file_bytes=limit)
         elif target == "memory":

@@ -113,6 +113,17 @@ def test_daily_notes_are_appended_as_blocks_and_a_duplicate_is_not_written_again
         assert memory.get("memory/2026-03-02.md").text == "first note\n\nsecond\nnote\n"
 
 
+def test_a_restatement_in_other_words_is_cited_and_a_changed_value_written_as_on_sqlite(
+        pg_dsn: str) -> None:
+    with PostgresMemory.open(pg_dsn, workspace="dup", timezone="UTC") as memory:  # real model
+        memory.write("Dev Patel opened an account at Barclays and closed the old one.",
+                     target="memory")
+        memory.write("Elena Rossi is vegan.", target="memory")
+        again = memory.write("Dev Patel keeps savings at Barclays.", now=DAY)
+        assert again.reason == "duplicate" and (again.path, again.start_line) == ("MEMORY.md", 1)
+        assert memory.write("Elena Rossi became vegetarian.", now=DAY).appended
+
+
 def test_export_writes_what_was_written_byte_for_byte_and_publish_loads_it_back(
         pg_dsn: str, tmp_path: Path) -> None:
     with _pg(pg_dsn, "source") as memory:

@@ -52,12 +52,15 @@ from openclaw_memory.memory_base import ChatType, Memory
 from openclaw_memory.postgres.connection import Database, Limits
 from openclaw_memory.postgres.curating import edit_document
 from openclaw_memory.postgres.documents import DocumentIndexer, document_hash
+from openclaw_memory.postgres.maintenance import analyze, ensure_vector_index, statistics_stale
+from openclaw_memory.postgres.meta import bump_meta, read_meta, set_meta
 from openclaw_memory.postgres.schema import SCHEMA, SCHEMA_VERSION, migrate, text_config
-from openclaw_memory.postgres.search_side import HNSW_WITH, PostgresIndex, hnsw_build_mb
+from openclaw_memory.postgres.search_side import PostgresIndex
 from openclaw_memory.postgres.space import DatabaseSpace
 from openclaw_memory.postgres.tenant import open_tenant
 from openclaw_memory.search.pipeline import SearchRequest, run_search
 from openclaw_memory.search.response import build_response
+from openclaw_memory.search.restatements import restated_note
 from openclaw_memory.settings_sources import load_settings
 from openclaw_memory.types import SearchResponse, SyncReport
 
@@ -65,7 +68,6 @@ __all__ = ["PostgresMemory", "PublishReport"]
 
 _CURATED = ("MEMORY.md", "memory.md")
 _BACKFILL_BATCH = 256
-_ANALYZED_KEY = "chunks_at_last_analyze"
 
 
 @dataclass(frozen=True)
@@ -169,29 +171,18 @@ class PostgresMemory(Memory):
     # -- flush bookkeeping (status) -------------------------------------------------------------
     def record_flush(self, *, appended: int = 0) -> None:
         with self.db.transaction("cannot record the flush") as conn:
-            self._bump(conn, FLUSH_COUNT_KEY)
-            self._set(conn, FLUSH_AT_KEY, repr(time.time()))
-            self._set(conn, FLUSH_APPENDED_KEY, str(int(appended)))
+            bump_meta(self.tenant, conn, FLUSH_COUNT_KEY)
+            set_meta(self.tenant, conn, FLUSH_AT_KEY, repr(time.time()))
+            set_meta(self.tenant, conn, FLUSH_APPENDED_KEY, str(int(appended)))
 
     def record_flush_failure(self, error: str, *, gave_up: bool) -> None:
         detail = json.dumps({"at": time.time(), "error": error[:500], "gave_up": gave_up})
         with self.db.transaction("cannot record the flush failure") as conn:
-            self._bump(conn, FLUSH_FAILURES_KEY)
-            self._set(conn, FLUSH_ERROR_KEY, detail)
-
-    def _bump(self, conn: Any, key: str) -> None:
-        self.tenant.run(conn, f"insert into {SCHEMA}.meta(workspace, key, value) values "
-                        "(%(ws)s, %(k)s, '1') on conflict (workspace, key) do update set "
-                        "value = (meta.value::bigint + 1)::text", {"k": key})
-
-    def _set(self, conn: Any, key: str, value: str) -> None:
-        self.tenant.run(conn, f"insert into {SCHEMA}.meta(workspace, key, value) values "
-                        "(%(ws)s, %(k)s, %(v)s) on conflict (workspace, key) do update set "
-                        "value = excluded.value", {"k": key, "v": value})
+            bump_meta(self.tenant, conn, FLUSH_FAILURES_KEY)
+            set_meta(self.tenant, conn, FLUSH_ERROR_KEY, detail)
 
     def _flush_status(self) -> dict[str, Any]:
-        meta = {str(k): str(v) for k, v in self.tenant.rows(
-            f"select key, value from {SCHEMA}.meta where workspace = %(ws)s")}
+        meta = read_meta(self.tenant)
         try:
             error = json.loads(meta.get(FLUSH_ERROR_KEY, "null"))
         except ValueError:
@@ -227,9 +218,9 @@ class PostgresMemory(Memory):
             self.tenant.rows(f"update {SCHEMA}.workspaces set fingerprint = %(f)s "
                              "where id = %(ws)s", {"f": fingerprint})
         backfilled = self._backfill()
-        created = self._ensure_vector_index()
-        if rebuild or backfilled or created or self._statistics_stale():
-            self._analyze()  # a no-op sync stays cheap: ANALYZE samples the shared table
+        created = ensure_vector_index(self.db, self.tenant, self.settings.store.index_build_mb)
+        if rebuild or backfilled or created or statistics_stale(self.tenant):
+            analyze(self.db, self.tenant)  # a no-op sync stays cheap: ANALYZE samples the shared table
         self.index.forget_counts()
         warnings, self.indexer.warnings = tuple(self.indexer.warnings), []
         report = SyncReport(
@@ -260,59 +251,6 @@ class PostgresMemory(Memory):
             return 0
         return int(self.tenant.rows(f"select count(*) from {SCHEMA}.chunks where "
                                     "workspace = %(ws)s and embedding is null")[0][0])
-
-    def _statistics_stale(self) -> bool:
-        """The workspace grew or shrank by more than a tenth since this library last
-        refreshed the statistics (autovacuum does too, on its own schedule)."""
-        rows = self.tenant.rows(
-            f"select (select count(*) from {SCHEMA}.chunks where workspace = %(ws)s), "
-            f"(select value from {SCHEMA}.meta where workspace = %(ws)s and key = %(k)s)",
-            {"k": _ANALYZED_KEY})
-        now, then = int(rows[0][0]), int(rows[0][1] or 0)
-        return abs(now - then) > 0.1 * then
-
-    def _analyze(self) -> None:
-        """Refresh the planner's statistics after a bulk change: right after a large publish
-        they still describe the old table, and the planner then sorts every row of a
-        workspace instead of walking the HNSW or GIN index (30 ms instead of 1 at 5k rows).
-        Autovacuum does the same later; a sync or publish should not leave searches slow
-        until it does."""
-        with self.db.transaction("cannot refresh planner statistics",
-                                 timeout_s=self.db.limits.maintenance_timeout_s) as conn:
-            conn.execute(f"analyze {SCHEMA}.chunks")
-            conn.execute(f"analyze {SCHEMA}.documents")
-            count = self.tenant.run(conn, f"select count(*) from {SCHEMA}.chunks "
-                                    "where workspace = %(ws)s").fetchone()[0]
-            self._set(conn, _ANALYZED_KEY, str(int(count)))
-
-    def _ensure_vector_index(self) -> bool:
-        """Create the HNSW index of this workspace's vector width if none exists; whether it
-        was created (one width per workspace: the fingerprint rebuilds on a model change)."""
-        rows = self.tenant.rows(f"select dims from {SCHEMA}.chunks where workspace = %(ws)s "
-                                "and dims is not null limit 1")
-        if not rows:
-            return False
-        dims = int(rows[0][0])
-        name = f"chunks_hnsw_{dims}"
-        with self.db.transaction("cannot create the vector index",
-                                 timeout_s=self.db.limits.maintenance_timeout_s) as conn:
-            if conn.execute("select to_regclass(%s)", (f"{SCHEMA}.{name}",)).fetchone()[0]:
-                return False
-            # A graph that does not fit maintenance_work_mem (64 MB by default) is built
-            # several times slower; what it needs is asked for, up to the setting, and held
-            # only while it builds.
-            conn.execute(f"set local maintenance_work_mem = '{self._build_mb(conn, dims)}MB'")
-            conn.execute(f"create index if not exists {name} on {SCHEMA}.chunks using hnsw "
-                         f"((embedding::vector({dims})) vector_cosine_ops) {HNSW_WITH} "
-                         f"where dims = {dims}")
-        return True
-
-    def _build_mb(self, conn: Any, dims: int) -> int:
-        # Counted over every workspace (a count, no rows read out): the index of a width is
-        # shared by all of them.
-        count = int(conn.execute(f"select count(*) from {SCHEMA}.chunks "
-                                 f"where dims = {dims}").fetchone()[0])
-        return hnsw_build_mb(count, dims, self.settings.store.index_build_mb)
 
     # -- reading ------------------------------------------------------------------------------
     def search(self, query: str, *, max_results: int | None = None,
@@ -372,6 +310,10 @@ class PostgresMemory(Memory):
         body = normalise_note(content)
         if target == "memory":  # a curated fact carries the day it was learned
             body = stamp_date(body, today(self.settings.timezone, now).isoformat())
+        said = restated_note(self, body, target=target, area=area)
+        if said is not None:  # said already, in other words: cite it instead of a copy
+            return said
+        if target == "memory":
             path = f"{area}/MEMORY.md" if area is not None else self._curated_path()
         else:
             path = daily_note_path(self.settings.timezone, now, area or "memory")
@@ -454,7 +396,7 @@ class PostgresMemory(Memory):
             for path in sorted(set(known) - present):
                 deleted += int(self.delete_document(path))
         if written or deleted:
-            self._analyze()
+            analyze(self.db, self.tenant)
         self.index.forget_counts()
         skipped = tuple(f"{s.path}: {s.reason}" for s in found.skipped)
         return PublishReport(len(present), unchanged, written, deleted, chunks, skipped)

@@ -12,19 +12,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from openclaw_memory.errors import OpenClawMemoryError
-from openclaw_memory.files.notes import DATE_STAMP
+from openclaw_memory.files.notes import DATE_STAMP, WriteResult
 from openclaw_memory.search.textsearch import STOP_WORDS
 from openclaw_memory.types import SearchHit
 
 if TYPE_CHECKING:
     from openclaw_memory.memory_base import Memory
 
-__all__ = ["Restatement", "find_restatement"]
+__all__ = ["Restatement", "find_restatement", "restated_note"]
 
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
@@ -129,3 +129,20 @@ def find_restatement(memory: Memory, note: str, *, threshold: float,
                 best is None or similarity > best.similarity):
             best = Restatement(path, number, text, similarity)
     return best
+
+
+def restated_note(memory: Memory, content: str, *, target: Literal["daily", "memory"],
+                  area: str | None) -> WriteResult | None:
+    """What ``memory.write`` answers instead of writing ``content`` when memory already says
+    it (in any file, or in the curated file for a note meant for it), with the
+    ``write.restatement_similarity`` setting; None: write it. Both backends ask this first."""
+    threshold = memory.settings.write.restatement_similarity
+    if threshold is None:
+        return None
+    curated = (f"{area}/MEMORY.md" if area is not None else memory.curated_name()
+               ) if target == "memory" else None
+    found = find_restatement(memory, content, threshold=threshold,
+                             path_prefix=None if area is None else area + "/", only_in=curated)
+    return None if found is None else WriteResult(found.path, found.line, found.line, False,
+                                                  "duplicate")
+

@@ -51,6 +51,7 @@ from openclaw_memory.indexing.sync import (
     Syncer,
     ensure_not_inside_memory,
 )
+from openclaw_memory.indexing.sync_connection import SyncConnection
 from openclaw_memory.memory_base import ChatType, Memory
 from openclaw_memory.search.pipeline import SearchOutcome, SearchRequest, run_search
 from openclaw_memory.search.response import CitationMode, build_response
@@ -59,7 +60,7 @@ from openclaw_memory.settings_sources import SettingsOrigin, load_settings, set_
 from openclaw_memory.store import Store
 from openclaw_memory.store.claims import claim_index_file, embedding_key
 from openclaw_memory.store.paths import default_index_path
-from openclaw_memory.store.recovery import new_store, open_index_store, set_aside
+from openclaw_memory.store.recovery import open_index_store, set_aside
 from openclaw_memory.types import SearchResponse, SyncReport
 
 if TYPE_CHECKING:
@@ -112,8 +113,7 @@ class MemoryIndex(Memory):
         self.last_sync_at: float | None = None
         # Dirty state and the non-blocking sync triggers (search, session start, interval,
         # watcher); created last because an interval timer may fire right away.
-        # (main store it belongs to, background store, its provider wrapper)
-        self._background: tuple[Store, Store, EmbeddingProvider | None] | None = None
+        self._background = SyncConnection(self.index_path, settings.store, settings.embedding.cache)
         self.freshness = Freshness(self)
         # The fallback provider's own index, opened if the primary goes down at run time.
         self.standby = Standby(settings, self.index_path,
@@ -190,7 +190,7 @@ class MemoryIndex(Memory):
     def close(self) -> None:
         self.closed = True
         self.freshness.close()  # stops the watcher, joins a background sync
-        self._drop_background_store()
+        self._background.drop()
         self.standby.close()
         self.store.close()
 
@@ -283,13 +283,13 @@ class MemoryIndex(Memory):
         (not even while it waits for another process's write lock)."""
         with self._lock:
             seq = self.freshness.begin()
-            store, provider = self._background_store()
+            store, provider = self._background.get(self.store, self.provider_choice().provider)
             try:
                 report = Syncer(self.settings, self.workspace, provider).sync(
                     store, progress=progress)
             except IndexCorruptError:
                 # The foreground path knows how to set a damaged index aside and start anew.
-                self._drop_background_store()
+                self._background.drop()
                 return self.sync(progress=progress)
             if report.full_rebuild:
                 self.store.refresh()
@@ -299,25 +299,6 @@ class MemoryIndex(Memory):
             report = self._with_empty_hint(report)
             self.last_sync, self.last_sync_at = report, time.time()
             return report
-
-    def _background_store(self) -> tuple[Store, EmbeddingProvider | None]:
-        if self._background is not None and self._background[0] is not self.store:
-            self._drop_background_store()  # the main store was replaced (index set aside)
-        if self._background is None:
-            # It syncs; the main store answers searches.
-            store = new_store(self.index_path, self.settings.store, keyword_backend="fts5")
-            raw = self.provider_choice().provider
-            # Its own cache wrapper: a rebuild points the wrapper at its temporary database.
-            cached = raw is not None and self.settings.embedding.cache
-            self._background = (self.store, store,
-                                CachedProvider(raw, store) if cached and raw else raw)
-        return self._background[1], self._background[2]
-
-    def _drop_background_store(self) -> None:
-        if self._background is not None:
-            with contextlib.suppress(Exception):
-                self._background[1].close()
-            self._background = None
 
     def mark_dirty(self, reason: str = "marked dirty") -> None:
         """Note that the files may have changed; the next search starts a background sync."""

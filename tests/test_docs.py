@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memory.cli.app import _parser as build_parser
+from openclaw_memory.cli.parser import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"

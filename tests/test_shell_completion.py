@@ -58,7 +58,7 @@ def test_bash_offers_folders_for_a_workspace(tmp_path: Path) -> None:
 
 
 def test_every_option_of_every_command_is_in_both_scripts() -> None:
-    from openclaw_memory.cli.app import _parser
+    from openclaw_memory.cli.parser import build_parser as _parser
 
     parser = _parser()
     bash, zsh = script("bash"), script("zsh")

@@ -119,6 +119,13 @@ def test_the_subject_is_the_questions_names_or_its_chinese_lead() -> None:
                             ) == set()
 
 
+def test_when_a_question_is_asked_about_is_never_its_subject() -> None:
+    lines = ["- Amara is on holiday this week; Joon makes scope calls.", "- Felix is on call this week.",
+             "- Dev is on call this week again.", "- Joon is on call this week.",
+             "- Amara set the scope."]
+    assert "week" not in question_subject("Who makes scope decisions this week?", lines)
+
+
 def test_questions_about_now_and_the_present_tense_are_told_from_the_past() -> None:
     assert asks_now("Where does Ada live now?") and asks_now("王芳现在住在哪里？")
     assert not asks_now("现在" + "我们聊了很多事情，" * 20)  # a pasted dialogue is no question

@@ -72,6 +72,10 @@ STEM_BONUS = 0.2
 #: newest first, over any daily files.
 NOW = re.compile(r"(?i)\b(?:now|currently|current|these days|nowadays|at the moment|at present|"
                  r"any ?more|latest|most recent(?:ly)?)\b|现在|目前|如今|当前|眼下")
+#: Phrases saying when, not what: never a question's subject.
+_WHEN = re.compile(r"(?i)\b(?:(?:this|next|last|every|each|the)\s+(?:week|month|year|day|morning|"
+                   r"afternoon|evening|weekend|quarter|sprint)|today|tonight|tomorrow|yesterday|"
+                   r"weekly|daily|monthly)\b")
 #: A question is a sentence: longer text (a pasted dialogue) is never read as asking "now".
 _QUESTION_WORDS = 30
 _NAME = re.compile(r"[^\W\d_][\w'\u2019-]*")
@@ -157,7 +161,10 @@ def _shared_subject(question: str, lines: Sequence[str]) -> set[str]:
     of them ("my sister" in every line about her; the thing asked about in few)."""
     # Whole words of three letters or more: "daughter's" must not leave an "s" that every
     # possessive in the notes holds.
-    asked = {t for t in keyword_terms(NOW.sub(" ", _POSSESSIVE.sub("", question))) if len(t) > 2}
+    # When it is asked about is no subject either: "this week" is in every weekly note
+    # ("Who makes scope decisions this week?" took the week's lines for its subject).
+    plain = _WHEN.sub(" ", NOW.sub(" ", _POSSESSIVE.sub("", question)))
+    asked = {t for t in keyword_terms(plain) if len(t) > 2}
     holding = [found for line in lines if (found := asked & set(keyword_terms(line)))]
     if len(holding) < 2:
         return set()

@@ -1,4 +1,4 @@
-"""The knowledge-update benchmark's templates: eight families of wordings.
+"""The knowledge-update benchmark's templates: nine families of wordings.
 
 Each attribute: (values, the curated first statement, ways a daily log says it changed, the
 current-value question, the history question, a later restatement in other words). Family
@@ -11,7 +11,8 @@ at stop 39 before they were run: ``d`` blind for one run, then read; ``e`` to ch
 variants of the ranking; ``f`` never read then. ``g`` was written at stop 40 and run once
 blind; ``c``, ``e`` and ``f``'s failures were read at stop 41 to extend the cue words (gym,
 bank, drink, doctor, builds); ``h`` was then written, with attributes no cue word names, and
-run once, blind.
+run once, blind; its failures were then read (a hint word, "joined", no longer sets lines
+apart) and ``i`` written and run once, blind.
 """
 
 from __future__ import annotations
@@ -412,6 +413,52 @@ ZH_PROJECT_H: Table = {
 }
 
 
+# Family i: written after h's failures were read (a hint word, "joined", no longer sets lines
+# apart), and run once, blind.
+EN_I: Table = {
+    "carrier": (["Vodafone", "O2", "Three", "EE", "T-Mobile"],
+                "{s}'s phone plan is with {v}.", ["{s} ported the number to {v}.",
+                                                  "{s} moved the mobile contract over to {v}."],
+                "Which carrier is {s} on now?", "Which carrier was {s} on before {v}?",
+                "{s} gets the phone bill from {v}."),
+    "barber": (["Nico", "Otto", "Pia", "Quentin"],
+               "{s} gets haircuts from {v}.", ["{s} started going to {v} for haircuts.",
+                                               "{v} cuts {s}'s hair these days."],
+               "Who cuts {s}'s hair now?", "Who cut {s}'s hair before {v}?",
+               "{s} books {v} for a trim every month."),
+    "volunteering": (["the food bank", "the animal shelter", "the library", "the hospice"],
+                     "{s} volunteers at {v}.", ["{s} now spends Saturdays helping at {v}.",
+                                                "{s} signed up to volunteer with {v}."],
+                     "Where does {s} volunteer now?", "Where did {s} volunteer before {v}?",
+                     "{s} gives time to {v} every week."),
+}
+EN_PROJECT_I: Table = {
+    "tracker": (["Jira", "Linear", "Trello", "Asana"],
+                "{s} tracks its tickets in {v}.", ["{s}'s backlog moved to {v}.",
+                                                   "We migrated the {s} issues into {v}."],
+                "Where does {s} track tickets now?", "Where did {s} track tickets before {v}?",
+                "{s}'s board lives in {v}."),
+    "design": (["Figma", "Sketch", "Penpot", "Framer"],
+               "{s}'s designs are made in {v}.", ["The {s} designers switched to {v}.",
+                                                  "{s} mockups are drawn in {v} now."],
+               "Which design tool does {s} use now?", "Which design tool did {s} use before {v}?",
+               "{s}'s screens are designed in {v}."),
+}
+ZH_I: Table = {
+    "carrier": (["中国移动", "中国联通", "中国电信"],
+                "{s}的手机号是{v}的。", ["{s}把号码转到了{v}。", "{s}换成了{v}的套餐。"],
+                "{s}现在用哪家运营商？", "{s}转到{v}之前用哪家运营商？", "{s}每月给{v}交话费。"),
+    "barber": (["阿杰", "小美", "老周", "阿强"],
+               "{s}一直找{v}理发。", ["{s}改去找{v}剪头发了。", "{v}现在给{s}剪头发。"],
+               "{s}现在找谁理发？", "{s}找{v}之前找谁理发？", "{s}每个月请{v}修一次头发。"),
+}
+ZH_PROJECT_I: Table = {
+    "tracker": (["Jira", "禅道", "Teambition", "飞书项目"],
+                "{s}的任务在{v}里跟踪。", ["{s}的需求迁到了{v}。", "{s}改用{v}管理任务。"],
+                "{s}现在用什么跟踪任务？", "{s}用{v}之前用什么跟踪任务？", "{s}的看板在{v}上。"),
+}
+
+
 #: family -> (English people, English projects, Chinese people, Chinese projects)
 FAMILIES: dict[str, tuple[Table, Table, Table, Table]] = {
     "a": (EN_A, EN_PROJECT_A, ZH_A, ZH_PROJECT_A),
@@ -422,4 +469,5 @@ FAMILIES: dict[str, tuple[Table, Table, Table, Table]] = {
     "f": (EN_F, EN_PROJECT_F, ZH_F, ZH_PROJECT_F),
     "g": (EN_G, EN_PROJECT_G, ZH_G, ZH_PROJECT_G),
     "h": (EN_H, EN_PROJECT_H, ZH_H, ZH_PROJECT_H),
+    "i": (EN_I, EN_PROJECT_I, ZH_I, ZH_PROJECT_I),
 }

@@ -259,7 +259,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--configs", default="default,score-order,keyword-only,consolidated,"
                                              "consolidated+score-order")
-    parser.add_argument("--families", default="a,b,c,d,e,f,g,h", help="template families "
+    parser.add_argument("--families", default="a,b,c,d,e,f,g,h,i", help="template families "
                         "(a-d: the ranking was built, checked or tuned on them; e chose between "
                         "variants of it; f was read at stop 40; g was never read)")
     parser.add_argument("--seed", type=int, default=7)

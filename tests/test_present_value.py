@@ -8,12 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from search_hits import cited_hit, default_embed
 
 from openclaw_memory import MemoryIndex
-from openclaw_memory.search.attributes import attributes_of
-from openclaw_memory.search.present_value import asks_now, asks_present, question_subject
+from openclaw_memory.search.attributes import attributes_of, hinted_attributes
+from openclaw_memory.search.present_value import CUE_WEIGHT, _alike, asks_now, asks_present, question_subject
 from openclaw_memory.search.recency import newer_first
 
 
@@ -197,6 +198,33 @@ def test_whose_team_lead_is_a_manager_and_a_team_lead_a_role() -> None:
     assert attributes_of("holds the team lead position") == {"role"}
     assert attributes_of("was promoted to team lead") == {"role"}
     assert attributes_of("moved to Berlin") == {"home"}
+
+
+def test_joining_brings_work_lines_together_but_never_sets_a_club_apart() -> None:
+    lines = ["joined Acme", "works at Initech", "joined Northside Rovers for the new season",
+             "plays for Riverside FC"]
+    said = [attributes_of(line) for line in lines]
+    hinted = [hinted_attributes(line) for line in lines]
+    assert said[0] == frozenset() and hinted[0] == {"work"}
+    shift = _alike(np.zeros((4, 4)), said, hinted)
+    assert shift[0, 1] == CUE_WEIGHT  # one joins a company: closer to where one works
+    assert shift[2, 3] == 0.0  # ...or a club: not pushed away from the club one plays for
+    assert shift[1, 3] == -CUE_WEIGHT  # two cue words of different attributes still are
+
+
+def test_a_question_about_an_attribute_no_cue_word_knows_is_not_split_by_cue_words(
+        tmp_path: Path) -> None:
+    # "phone plan" reads as a device and "moved" as a home: for a question about the carrier,
+    # which no cue word names, they must not set the two carrier lines apart.
+    ws = _workspace(tmp_path / "ws", "# Facts\n\n- Ada Park's phone plan is with Vodafone.\n"
+                    "- Ada Park is learning Spanish.\n",
+                    {"2025-02-01": "- Ada Park moved the contract over to Three.\n",
+                     "2025-03-01": "- Ada Park started Italian lessons.\n"})
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
+        hits = memory.search("Which carrier is Ada Park on now?").results
+    assert hits[0].path == "memory/2025-02-01.md"
+    curated = next(h for h in hits if h.path == "MEMORY.md")
+    assert curated.superseded_by == "memory/2025-02-01.md#L1"
 
 
 def test_generic_change_verbs_name_no_attribute() -> None:

@@ -21,7 +21,13 @@ something else gives way to the best of the others (search/present_value.py).
 benchmarks/knowledge_update.py measures the list (docs/benchmarks.md): families c, e and f
 extended it (the gym apart from weekend pastimes, bank, drink, doctor, builds; "gets to
 work" as no employer, "X's team lead" as a manager), family g shows it on new wordings of
-attributes it names, and family h, whose attributes it does not name, the ranking without it.
+attributes it names, families h and i the ranking on attributes it does not name. Run blind,
+family i (a phone carrier, a barber, volunteering, a project's tracker and design tool) lost
+to the list what it gained elsewhere: "phone plan" read as a device, "moved the contract over"
+as a home, "the animal shelter" as a pet set its lines apart. So a question naming no
+attribute the list knows lets no cue word set lines apart (search/present_value.py), and a
+word naming one attribute often but others too ("joined": a company, a club, a team) is a
+:data:`HINTS` entry: it brings lines together and sets none apart.
 
 Only lines that already name the question's subject are compared (search/present_value.py),
 so a general word ("moved", "joined") is read in that narrow context.
@@ -32,7 +38,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["ATTRIBUTES", "attributes_of"]
+__all__ = ["ATTRIBUTES", "HINTS", "attributes_of", "hinted_attributes"]
 
 
 def _words(*forms: str) -> str:
@@ -77,7 +83,7 @@ ATTRIBUTES: dict[str, re.Pattern[str]] = {
                 + r"|住|搬|迁|定居|安家|地址|城市|老家|家在|的家|房子|租房|公寓|小区",
         "work": _words(_NOT_THE_WAY + r"work(?:s|ed|ing)?(?! out\b(?! of\b))", r"job", r"jobs",
                        r"employ\w*", r"company",
-                       r"hired", r"join(?:s|ed|ing)?", r"quit", r"resign\w*", r"laid off",
+                       r"hired", r"quit", r"resign\w*", r"laid off",
                        r"career", r"workplace", r"startup", r"firm", r"payroll",
                        r"salary(?! (?:goes|went|is paid|was paid|is going) (?:in)?to)",
                        r"offers?", r"earns? (?:a|her|his|their) living", r"staff", r"colleagues?",
@@ -174,6 +180,22 @@ ATTRIBUTES: dict[str, re.Pattern[str]] = {
                    + r"|运动|爱好|周末|业余|打球|跑步|游泳|瑜伽|羽毛球|篮球|足球|徒步|爬山|钓鱼",
     }.items()
 }
+
+
+#: Words that name an attribute more often than not, and others often enough that they must
+#: never set two lines apart: one joins a company ("Leo joined Acme") but also a club, a team,
+#: a gym ("joined Northside Rovers for the new season" against "plays for Riverside FC").
+#: They bring lines of their attribute closer, and decide nothing else.
+HINTS: dict[str, re.Pattern[str]] = {
+    "work": re.compile(_words(r"join(?:s|ed|ing)?"), re.IGNORECASE),
+}
+
+
+@lru_cache(maxsize=4096)
+def hinted_attributes(text: str) -> frozenset[str]:
+    """The attributes ``text``'s cue words or :data:`HINTS` name."""
+    return attributes_of(text) | frozenset(
+        name for name, pattern in HINTS.items() if pattern.search(text))
 
 
 @lru_cache(maxsize=4096)

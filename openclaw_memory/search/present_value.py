@@ -39,7 +39,7 @@ from openclaw_memory.embeddings.base import normalize_rows
 from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.files.workspace import dated_name
 from openclaw_memory.search.attribute_groups import attribute_groups, content_words, line_alike
-from openclaw_memory.search.attributes import attributes_of
+from openclaw_memory.search.attributes import attributes_of, hinted_attributes
 from openclaw_memory.search.textsearch import STOP_WORDS, keyword_terms
 from openclaw_memory.types import SearchHit
 
@@ -259,28 +259,41 @@ def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Seque
     asked = _stems(question, subject)
     shares = np.array([bool(_stems(line, subject) & asked) for line in lines])
     fit = unit[1:] @ unit[0] + STEM_BONUS * shares
+    hinted = [hinted_attributes(_named_text(line, subject)) for line in lines]
+    if wanted and all(hint and not hint & wanted for hint in hinted):
+        return [False] * len(lines)  # every line is about something else: nothing answers
     best = said[int(np.argmax(fit))]
     if wanted and best and not best & wanted:
         # The line that fits best names only other attributes than the question's ("brought
         # home a beagle" for the city one calls home): the best of the lines that do not is
-        # the answer's; none such, the notes hold no answer and nothing moves. Cue words
-        # decide no line beyond that (search/attributes.py: what they cost where they mislead).
+        # the answer's. Cue words decide no line beyond that (search/attributes.py: what they
+        # cost where they mislead), and a hint none.
         other = np.array([bool(cues) and not cues & wanted for cues in said])
         if other.all():
             return [False] * len(lines)
         fit = np.where(other, -np.inf, fit)
-    groups = attribute_groups(_alike(line_alike(unit[1:], words, word_rows), said), kept)
+    # A question naming no attribute the cue words know is about one they do not: words that
+    # would set its lines apart are then as likely its own ("moved the mobile contract over
+    # to Three" read as a home). They may still bring lines of one attribute together.
+    apart = said if wanted else [frozenset()] * len(lines)
+    groups = attribute_groups(_alike(line_alike(unit[1:], words, word_rows), apart, hinted), kept)
     answering = max(groups, key=lambda group: float(fit[group].max()))
     near = fit >= ANSWER_SHARE * fit.max() if close else np.ones(len(lines), dtype=bool)
     return [i in answering and bool(near[i]) for i in range(len(lines))]
 
 
-def _alike(alike: np.ndarray, said: Sequence[frozenset[str]]) -> np.ndarray:
-    """Lines' similarity to each other (``alike``), moved by :data:`CUE_WEIGHT` where both
-    hold cue words: up when they share an attribute, down when they name only different
-    ones."""
-    cues = np.array([[bool(a & b) if a and b else np.nan for b in said] for a in said])
-    shift = np.where(np.isnan(cues), 0.0, np.where(cues == 1, CUE_WEIGHT, -CUE_WEIGHT))
+def _alike(alike: np.ndarray, said: Sequence[frozenset[str]],
+           hinted: Sequence[frozenset[str]]) -> np.ndarray:
+    """Lines' similarity to each other (``alike``), moved by :data:`CUE_WEIGHT`: up when
+    their cue words or hints (``hinted``) share an attribute, down when both hold cue words
+    (``said``) and those name only different attributes (a hint never sets lines apart)."""
+    shift = np.zeros((len(said), len(said)))
+    for i, (a, a_hint) in enumerate(zip(said, hinted, strict=True)):
+        for j, (b, b_hint) in enumerate(zip(said, hinted, strict=True)):
+            if a_hint & b_hint:
+                shift[i, j] = CUE_WEIGHT
+            elif a and b:
+                shift[i, j] = -CUE_WEIGHT
     return np.asarray(alike + shift)
 
 

@@ -65,6 +65,30 @@ def test_a_restatement_in_quite_other_words_is_still_caught(
     assert result.reason == "duplicate" and result.start_line == line, note
 
 
+def test_a_restatement_of_one_line_in_a_long_curated_file_is_found(tmp_path: Path) -> None:
+    # One line against a chunk of many scores below the relevance gate: the check must still
+    # compare it (it searched with the gate, found nothing and wrote a copy).
+    ws = tmp_path / "ws4"
+    (ws / "memory").mkdir(parents=True)
+    people = ["Ada Park", "Bruno Silva", "Chloe Martin", "Dev Patel", "Elena Rossi", "Farid Khan",
+              "Grace Liu", "Hugo Weber", "Iris Novak", "Jonas Berg", "Kira Sato", "Leo Dubois"]
+    places = ["the food bank", "the animal shelter", "the library", "the hospice"]
+    barbers = ["Nico", "Otto", "Pia", "Quentin"]
+    facts: list[str] = []
+    for n, who in enumerate(people):
+        facts += [f"- {who} started going to {barbers[n % 4]} for haircuts.\n",
+                  f"- {who} ported the number to Vodafone.\n",
+                  f"- {who} now spends Saturdays helping at {places[(n + 1) % 4]}.\n"]
+    (ws / "MEMORY.md").write_text("# Facts\n\n" + "".join(facts), encoding="utf-8")
+    note = "Dev Patel gives time to the food bank every week."
+    with MemoryIndex.open(ws, index_path=tmp_path / "k.sqlite", **OPTS) as memory:
+        memory.sync()
+        assert not memory.search(note).results  # what the check used to see
+        result = memory.write(note)
+    assert result.reason == "duplicate" and result.start_line == 3 + facts.index(
+        "- Dev Patel now spends Saturdays helping at the food bank.\n")
+
+
 def test_the_check_can_be_turned_off(tmp_path: Path) -> None:
     ws = tmp_path / "ws2"
     (ws / "memory").mkdir(parents=True)

@@ -104,7 +104,9 @@ def find_restatement(memory: Memory, note: str, *, threshold: float,
     bare = _bare(note)
     if not bare or "\n" in bare.strip():
         return None  # a multi-line note is a document, not one fact to compare
-    response = memory.search(bare, max_results=_CANDIDATES, path_prefix=path_prefix,
+    # Every candidate, however low it scores: a one-line note against a long chunk of a
+    # curated file scores below the relevance gate, and the comparison below decides.
+    response = memory.search(bare, max_results=_CANDIDATES, min_score=0.0, path_prefix=path_prefix,
                              path_filter=None if only_in is None else only_in.__eq__)
     lines: list[tuple[str, int, str]] = []
     for hit in response.results:

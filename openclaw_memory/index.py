@@ -25,19 +25,7 @@ from openclaw_memory.errors import (
 )
 from openclaw_memory.files.curation import EditResult, edit_lines, edit_target, stamp_date
 from openclaw_memory.files.hints import empty_workspace_hint, write_problem
-from openclaw_memory.files.notes import (
-    NoteText,
-    WriteResult,
-    append_daily,
-    append_note,
-    normalise_note,
-    read_note,
-    read_transcript_lines,
-    split_citation,
-    today,
-    write_memory_md,
-)
-from openclaw_memory.files.reading import cap_note
+from openclaw_memory.files.notes import NoteText, WriteResult, append_to, normalise_note, read_cited, today
 from openclaw_memory.files.space import FolderSpace
 from openclaw_memory.files.workspace import Workspace, curated_file_name
 from openclaw_memory.freshness.activity import record_flush, record_flush_failure
@@ -417,18 +405,10 @@ class MemoryIndex(Memory):
         ``path`` may be a citation as search returns it (``memory/x.md#L3-L5``, ``#L3``, a
         session transcript's ``sessions/<name>.jsonl#L7``): those lines are read.
         """
-        path, from_line, lines = split_citation(path, from_line, lines)
-        max_chars = self.settings.search.get_max_chars
-        if path.strip().removeprefix("./").startswith("sessions/") and path.strip().endswith(".jsonl"):
-            return cap_note(read_transcript_lines(self.workspace.sessions_dir, path, from_line,
-                                                  lines), max_chars)
         try:
-            if chat_type != "direct" and self.workspace.resolve(path).kind in ("memory_md",
-                                                                                 "history"):
-                raise OpenClawMemoryError("MEMORY.md and its history are private and not "
-                                          "available in group chats")
-            return read_note(self.workspace, path, from_line, lines,
-                             max_bytes=self.settings.sync.max_file_bytes, max_chars=max_chars)
+            return read_cited(self.workspace, path, from_line, lines, private=chat_type == "direct",
+                              max_bytes=self.settings.sync.max_file_bytes,
+                              max_chars=self.settings.search.get_max_chars)
         except PathRefusedError:
             self.count_event("paths_refused")  # status shows them: a probing model, a bug
             raise
@@ -442,20 +422,14 @@ class MemoryIndex(Memory):
         :class:`~openclaw_memory.langchain.MemoryScope`): the daily file and ``MEMORY.md`` are
         then the ones in that folder.
         """
-        limit = self.settings.sync.max_file_bytes
         if target == "memory":  # a curated fact carries the day it was learned
             content = stamp_date(normalise_note(content),
                                  today(self.settings.timezone, now).isoformat())
         said = restated_note(self, content, target=target, area=area)
         if said is not None:  # said already, in other words: cite it instead of a copy
             return said
-        if area is not None and target == "memory":
-            result = append_note(self.workspace, f"{area}/MEMORY.md", content, max_file_bytes=limit)
-        elif target == "memory":
-            result = write_memory_md(self.workspace, content, max_file_bytes=limit)
-        else:
-            result = append_daily(self.workspace, content, tz=self.settings.timezone, now=now,
-                                  max_file_bytes=limit, folder=area or "memory")
+        result = append_to(self.workspace, content, target, area=area, tz=self.settings.timezone,
+                           now=now, max_file_bytes=self.settings.sync.max_file_bytes)
         self.freshness.mark("written through write()")
         if result.appended:
             try:

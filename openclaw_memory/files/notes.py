@@ -29,7 +29,7 @@ from openclaw_memory.errors import (
     WorkspaceError,
 )
 from openclaw_memory.files.atomic import swap_in, write_all
-from openclaw_memory.files.reading import NoteText, note_text, read_note
+from openclaw_memory.files.reading import NoteText, cap_note, note_text, read_note
 from openclaw_memory.files.reading import io_errors as _io_errors
 from openclaw_memory.files.reading import split_lines as _split_lines
 from openclaw_memory.files.workspace import ResolvedPath, Workspace
@@ -44,10 +44,12 @@ __all__ = [
     "WriteResult",
     "append_daily",
     "append_note",
+    "append_to",
     "daily_note_path",
     "normalise_note",
     "note_text",
     "plan_append",
+    "read_cited",
     "read_fd",
     "read_note",
     "read_transcript_lines",
@@ -201,6 +203,34 @@ def append_note(ws: Workspace, rel_path: str, content: str, *,
     duplicates skipped as in :func:`append_daily`."""
     resolved = ws.resolve(rel_path, purpose="write")
     return _append_block(ws, resolved, normalise_note(content), max_file_bytes)
+
+
+def append_to(ws: Workspace, content: str, target: Literal["daily", "memory"], *,
+              area: str | None = None, tz: str | None = None, now: datetime | None = None,
+              max_file_bytes: int | None = None) -> WriteResult:
+    """Append a note where ``MemoryIndex.write`` puts it: today's daily file, or the curated
+    file (of ``area``, a folder below ``memory/`` that is one user's or agent's own)."""
+    if target == "memory" and area is not None:
+        return append_note(ws, f"{area}/MEMORY.md", content, max_file_bytes=max_file_bytes)
+    if target == "memory":
+        return write_memory_md(ws, content, max_file_bytes=max_file_bytes)
+    return append_daily(ws, content, tz=tz, now=now, max_file_bytes=max_file_bytes,
+                        folder=area or "memory")
+
+
+def read_cited(ws: Workspace, path: str, from_line: int | None = None,
+               lines: int | None = None, *, private: bool, max_bytes: int | None,
+               max_chars: int | None) -> NoteText:
+    """``MemoryIndex.get``'s read: a path or a citation (``memory/x.md#L3-L5``, a transcript's
+    ``sessions/<name>.jsonl#L7``), through the path gate; ``private``: whether ``MEMORY.md``
+    and its history may be read (never in group or channel chats)."""
+    path, from_line, lines = split_citation(path, from_line, lines)
+    if path.strip().removeprefix("./").startswith("sessions/") and path.strip().endswith(".jsonl"):
+        return cap_note(read_transcript_lines(ws.sessions_dir, path, from_line, lines), max_chars)
+    if not private and ws.resolve(path).kind in ("memory_md", "history"):
+        raise OpenClawMemoryError("MEMORY.md and its history are private and not available in "
+                                  "group chats")
+    return read_note(ws, path, from_line, lines, max_bytes=max_bytes, max_chars=max_chars)
 
 
 def write_memory_md(

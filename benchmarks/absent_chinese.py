@@ -49,7 +49,7 @@ def run(tmp: Path, family: str, seed: int) -> dict[str, tuple[float, float, int]
         with MemoryIndex.open(ws, index_path=tmp / family / f"{name}.sqlite", **overrides) as m:
             m.sync()
             for k, q in enumerate(chinese):
-                found += _rank_of(list(m.search(q.text).results), q.answer) is not None
+                found += _rank_of(list(m.search(q.text).results), q.answer, q.subject) is not None
                 person = next(n for n in ZH_NAMES if q.text.startswith(n))
                 asked = q.text.replace(person, ABSENT[k % len(ABSENT)], 1)
                 with_hits += bool(m.search(asked).results)

@@ -101,6 +101,7 @@ class Question:
     kind: str  # current | history | unchanged
     answer: str
     stale: list[str]
+    subject: str = ""  # a hit answers only with a line naming both the subject and the value
 
     @property
     def plain(self) -> str:
@@ -161,12 +162,12 @@ def build_facts(root: Path, seed: int = 7, family: str = "a") -> tuple[list[Ques
         current, earlier = fact.values[-1], fact.values[:-1]
         if earlier:
             questions.append(Question(fact.current_q.format(s=fact.subject), "current", current,
-                                      earlier))
+                                      earlier, fact.subject))
             questions.append(Question(fact.history_q.format(s=fact.subject, v=current),
-                                      "history", earlier[-1], []))
+                                      "history", earlier[-1], [], fact.subject))
         else:
             questions.append(Question(fact.current_q.format(s=fact.subject), "unchanged",
-                                      current, []))
+                                      current, [], fact.subject))
     return questions, facts
 
 
@@ -213,9 +214,11 @@ CONFIGS: dict[str, dict[str, Any]] = {
 }
 
 
-def _rank_of(hits: list[Any], value: str) -> int | None:
+def _rank_of(hits: list[Any], value: str, subject: str = "") -> int | None:
+    """The rank of the first hit with a line naming ``value`` (and ``subject``: another
+    person's line with the same value answers nothing)."""
     for rank, hit in enumerate(hits, 1):
-        if value in hit.snippet:
+        if any(value in line and subject in line for line in hit.snippet.split("\n")):
             return rank
     return None
 
@@ -231,16 +234,16 @@ def evaluate(ws: Path, index: Path, questions: list[Question],
             started = time.perf_counter()
             hits = list(memory.search(q.text).results)
             times.append((time.perf_counter() - started) * 1000)
-            rank = _rank_of(hits, q.answer)
+            rank = _rank_of(hits, q.answer, q.subject)
             if q.kind == "current":
                 n_current += 1
                 current1 += rank == 1
                 current6 += rank is not None
-                stale = [r for v in q.stale if (r := _rank_of(hits, v)) is not None]
+                stale = [r for v in q.stale if (r := _rank_of(hits, v, q.subject)) is not None]
                 if rank is not None and stale:
                     stale_pairs += 1
                     stale_above += min(stale) < rank
-                plain1 += _rank_of(list(memory.search(q.plain).results), q.answer) == 1
+                plain1 += _rank_of(list(memory.search(q.plain).results), q.answer, q.subject) == 1
             elif q.kind == "history":
                 n_history += 1
                 history6 += rank is not None

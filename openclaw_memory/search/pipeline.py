@@ -20,6 +20,7 @@ from openclaw_memory.errors import EmbeddingError, IndexCorruptError, StoreError
 from openclaw_memory.files.workspace import is_daily
 from openclaw_memory.search.absent import absent_gate, absent_terms
 from openclaw_memory.search.backend import SearchBackend
+from openclaw_memory.search.before import without_anchor
 from openclaw_memory.search.coverage import coverages
 from openclaw_memory.search.dateforms import spell_dates
 from openclaw_memory.search.dates import (
@@ -343,6 +344,9 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
                       else spell_dates(bounded.keyword_text, settings.date_order))
     if not request.query.strip():
         return SearchOutcome((), _mode(provider, settings, None), (*notes, "empty query"))
+    anchorless = without_anchor(request.query)
+    if anchorless is not None:  # "...before Berlin?": Berlin's lines would crowd out the answer
+        request = replace(request, query=anchorless, keyword_query=anchorless)
     translation = _translation(store, request.keywords, provider, settings)
     if translation is not None:
         request = replace(request, translation=translation)

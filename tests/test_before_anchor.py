@@ -1,0 +1,50 @@
+"""A question about what came before a value ("Where did Ada live before Berlin?") is searched
+without that value: its own lines would fill the hits and hide the earlier one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from openclaw_memory import MemoryIndex
+from openclaw_memory.search.before import without_anchor
+
+
+@pytest.mark.parametrize(("question", "searched"), [
+    ("Where did Ada Park live before Berlin?", "Where did Ada Park live?"),
+    ("What car did Dev Patel drive before a Toyota?", "What car did Dev Patel drive?"),
+    ("王芳搬到西安之前住在哪里？", "王芳住在哪里？"),
+    ("北极星用Jenkins之前用什么做持续集成？", "北极星用什么做持续集成？"),
+])
+def test_the_later_value_is_left_out_of_the_search(question: str, searched: str) -> None:
+    assert without_anchor(question) == searched
+
+
+@pytest.mark.parametrize("question", [
+    "What did Andrew and his GF do on the Monday before July 24, 2023?",  # a date: a period
+    "Was James feeling lonely before meeting Samantha?",  # an event
+    "What are some problems that Andrew faces before he adopted Toby?",
+    "Where does Ada Park live now?", "王芳现在住在哪里？",
+])
+def test_dates_events_and_other_questions_are_searched_as_asked(question: str) -> None:
+    assert without_anchor(question) is None
+
+
+def test_the_question_is_answered_as_if_asked_without_the_later_value(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    others = ["Bruno Silva", "Chloe Martin", "Dev Patel", "Elena Rossi", "Farid Khan",
+              "Grace Liu", "Hugo Weber", "Iris Novak", "Jonas Berg"]
+    facts = [f"- {who} works at Acme.\n- {who} drives a Honda.\n" for who in others]
+    (ws / "MEMORY.md").write_text("# Facts\n\n" + "".join(facts) + "- Ada Park lives in Paris.\n",
+                                  encoding="utf-8")
+    for day, who in enumerate(others, 1):
+        (ws / "memory" / f"2025-02-{day:02d}.md").write_text(
+            f"- {who} moved to Berlin this month.\n- {who} likes Berlin.\n", encoding="utf-8")
+    (ws / "memory" / "2025-03-01.md").write_text("- Ada Park moved to Berlin.\n", encoding="utf-8")
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
+        asked = memory.search("Where did Ada Park live before Berlin?").results
+        plain = memory.search("Where did Ada Park live?").results
+    assert [h.citation for h in asked] == [h.citation for h in plain]
+    assert any("Ada Park lives in Paris" in hit.snippet for hit in asked)

@@ -6,6 +6,8 @@ attribute, of which the earlier value is one.
 
 Only an anchor that is a value: a few words, no digits (a date anchors a period: "the Sunday
 before October 25, 2022"), not an event ("before meeting Samantha", "before he adopted Toby").
+The search pipeline also keeps an anchor whose removal changes the days the question names
+("the day before yesterday").
 """
 
 from __future__ import annotations

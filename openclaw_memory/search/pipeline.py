@@ -333,6 +333,12 @@ def _mode(provider: EmbeddingProvider | None, settings: SearchSettings,
     return "hybrid" if settings.hybrid else "vector-only"
 
 
+def _same_dates(anchorless: str, request: SearchRequest, settings: SearchSettings) -> bool:
+    today = request.now.date()
+    return (question_dates(anchorless, today, settings.date_order)
+            == question_dates(request.query, today, settings.date_order))
+
+
 def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request: SearchRequest,
                settings: SearchSettings) -> SearchOutcome:
     """Answer one query. Never raises for bad query text; store errors surface as notes."""
@@ -345,7 +351,9 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     if not request.query.strip():
         return SearchOutcome((), _mode(provider, settings, None), (*notes, "empty query"))
     anchorless = without_anchor(request.query)
-    if anchorless is not None:  # "...before Berlin?": Berlin's lines would crowd out the answer
+    if anchorless is not None and _same_dates(anchorless, request, settings):
+        # "...before Berlin?": Berlin's lines would crowd out the answer. An anchor that is a
+        # day ("the day before yesterday") names the period asked about and stays.
         request = replace(request, query=anchorless, keyword_query=anchorless)
     translation = _translation(store, request.keywords, provider, settings)
     if translation is not None:

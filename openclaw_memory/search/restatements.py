@@ -25,7 +25,7 @@ import numpy as np
 
 from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.files.notes import DATE_STAMP, WriteResult
-from openclaw_memory.search.textsearch import STOP_WORDS
+from openclaw_memory.search.textsearch import CJK_CHAR, STOP_WORDS
 from openclaw_memory.types import SearchHit
 
 if TYPE_CHECKING:
@@ -45,7 +45,6 @@ _CHANGE = re.compile(
     r"reorg)\b|换|改|转|迁|搬|退|新|成了|选了|不再|开始|现在|领养|报了|进了|买了|卖了|加入|入职|跳槽")
 #: CJK characters that link or mark a change rather than say what changed.
 _CJK_LINKS = frozenset("了的在到是把给成着过去来也都就又还和与跟让被换改转迁搬退新选不再开始现")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,10 +81,10 @@ def _brings(note: str, line: str) -> bool:
         return False
     plain = _CHANGE.sub(" ", note)
     have = {t.lower() for t in _TOKEN.findall(line)}
-    words = {t.lower() for t in _TOKEN.findall(plain) if not _CJK.search(t)}
+    words = {t.lower() for t in _TOKEN.findall(plain) if not CJK_CHAR.search(t)}
     if any(w not in have and w not in STOP_WORDS and len(w) > 1 for w in words):
         return True
-    return bool(set(_CJK.findall(plain)) - set(line) - _CJK_LINKS)
+    return bool(set(CJK_CHAR.findall(plain)) - set(line) - _CJK_LINKS)
 
 
 def _hit_lines(memory: Memory, hit: SearchHit) -> list[str]:

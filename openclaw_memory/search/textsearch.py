@@ -15,13 +15,15 @@ import functools
 import itertools
 import re
 
-__all__ = ["STOP_WORDS", "fts_body", "keyword_terms", "match_expression", "parse_match", "quote_term"]
+__all__ = ["CJK_CHAR", "STOP_WORDS", "fts_body", "keyword_terms", "match_expression", "parse_match",
+           "quote_term"]
 
 _CJK = (
     "\u2e80-\u2fff\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4ff"
     "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f"
 )
-_CJK_CHAR = re.compile(f"[{_CJK}]")
+#: One CJK character (Chinese, Japanese, Korean scripts).
+CJK_CHAR = re.compile(f"[{_CJK}]")
 _CJK_RUN = re.compile(f"[{_CJK}]+")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SPLIT_CJK = re.compile(f"([{_CJK}]+)")
@@ -51,7 +53,7 @@ _CJK_STOP_CHARS = frozenset(
 
 def fts_body(text: str) -> str:
     """The text as stored in the FTS5 table: CJK characters become separate tokens."""
-    return _CJK_CHAR.sub(lambda m: f" {m.group(0)} ", text)
+    return CJK_CHAR.sub(lambda m: f" {m.group(0)} ", text)
 
 
 def _cjk_terms(run: str) -> list[str]:

@@ -291,9 +291,12 @@ class SearchSettings(_Frozen):
         "('Nate: ...') a question without 'now' ('currently', '现在') only lets a curated answer yield to "
         "the newest dated one, and with it only lines close to the question move. The older answers are "
         "marked superseded_by the newest. Questions about the past: of a dated curated fact and a newer "
-        "dated note saying something else about its subject, the newer ranks first. A question about how "
-        "things are looks at three times as many hits, so that a newer answer just past the first ones is "
-        "found (benchmarks/knowledge_update.py measures it against score order).")
+        "dated note saying something else about its subject, the newer ranks first. A question about what "
+        "came before a value ('Where did Ada live before Berlin?'): the subject's lines of the attribute "
+        "the value's own line is about, dated before it, come first, newest first (a curated one no hit "
+        "cites becomes a hit citing its line). Both kinds of question look at three times as many hits, "
+        "so that an answer just past the first ones is found (benchmarks/knowledge_update.py measures "
+        "it against score order).")
     get_max_chars: int = Field(
         16_000, ge=100, le=10_000_000, description="The most text one get / memory_get returns "
         "(whole lines while they fit); past it the answer is marked truncated and says which "

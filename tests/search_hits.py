@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from openclaw_memory.search.subject_lines import CuratedLine
 from openclaw_memory.types import HitExplanation, SearchHit
 
 
@@ -20,3 +21,8 @@ def default_embed() -> Any:
     from openclaw_memory.embeddings.factory import build_provider
 
     return build_provider("local", EmbeddingSettings()).embed_documents
+
+
+def curated_lines(*lines: str, path: str = "MEMORY.md") -> list[CuratedLine]:
+    """``lines`` as a curated file's, numbered from 1."""
+    return [CuratedLine(text, path, n, f"{path}:1") for n, text in enumerate(lines, 1)]

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from search_hits import cited_hit, default_embed
+from search_hits import cited_hit, curated_lines, default_embed
 
 from openclaw_memory.errors import StoreError
 from openclaw_memory.search.attribute_groups import (
@@ -22,6 +22,7 @@ from openclaw_memory.search.attribute_groups import (
 )
 from openclaw_memory.search.pipeline import _curated_text
 from openclaw_memory.search.recency import newer_first
+from openclaw_memory.search.subject_lines import CuratedLine
 
 
 @pytest.fixture(scope="module")
@@ -99,10 +100,10 @@ def test_curated_lines_no_hit_cites_shape_the_groups_and_never_become_hits(embed
     partner = cited_hit("memory/2025-04-18.md", "- Ada Park is seeing Sam these days.", 0.44)
     reads: list[int] = []
 
-    def text() -> list[str]:
+    def text() -> list[CuratedLine]:
         reads.append(1)
-        return ["# Facts", "- Ada Park lives in Lisbon.", "- Ada Park works at Acme.",
-                "- Ada Park is dating Robin.", "- Lee Wu is dating Robin."]
+        return curated_lines("# Facts", "- Ada Park lives in Lisbon.", "- Ada Park works at Acme.",
+                             "- Ada Park is dating Robin.", "- Lee Wu is dating Robin.")
 
     ranked = newer_first([curated, newer, partner], "Who is Ada Park's partner now?", embed,
                          curated_text=text)
@@ -133,10 +134,10 @@ def test_a_line_without_embedded_words_compares_by_its_sentence_alone() -> None:
 
 
 def test_the_curated_lines_read_for_grouping_are_bounded() -> None:
-    from openclaw_memory.search.present_value import MOST_LINES, _with_kept
+    from openclaw_memory.search.subject_lines import MOST_LINES, with_curated
 
     hit = cited_hit("MEMORY.md", "- Ada Park lives in Lisbon.", 0.5)
-    many = [f"- Ada Park note {i}." for i in range(5 * MOST_LINES)]
-    lines, kept = _with_kept([(0, "- Ada Park lives in Lisbon.")], [hit], {"ada", "park"},
+    many = curated_lines(*(f"- Ada Park note {i}." for i in range(5 * MOST_LINES)))
+    lines, kept = with_curated([(0, "- Ada Park lives in Lisbon.")], [hit], {"ada", "park"},
                              lambda: many)
     assert len(lines) == MOST_LINES and all(kept)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from search_hits import cited_hit, default_embed
+from search_hits import cited_hit, curated_lines, default_embed
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.search.attributes import attributes_of, hinted_attributes
@@ -346,10 +346,10 @@ def test_one_cited_answer_still_comes_first_when_the_curated_lines_show_its_attr
     # that it is the meeting day the question asks about, so it passes another project's line.
     other = cited_hit("memory/2025-04-27.md", "- We meet about Gannet on Monday from now on.", 0.5)
     moved = cited_hit("memory/2025-01-30.md", "- The Avocet standup moved to Tuesday.", 0.4)
-    curated_lines = ["- The Avocet sync is on Wednesday.", "- Avocet sends email through Twilio.",
-                     "- The Gannet sync is on Friday."]
+    curated = curated_lines("- The Avocet sync is on Wednesday.",
+                            "- Avocet sends email through Twilio.", "- The Gannet sync is on Friday.")
     question = "Which day is the Avocet meeting now?"
-    ranked = newer_first([other, moved], question, embed, curated_text=lambda: curated_lines)
+    ranked = newer_first([other, moved], question, embed, curated_text=lambda: curated)
     assert [h.path for h in ranked] == ["memory/2025-01-30.md", "memory/2025-04-27.md"]
     # Without them, one line has nothing to be told apart from: the order stands.
     assert [h.path for h in newer_first([other, moved], question, embed)] == [

@@ -20,7 +20,7 @@ from openclaw_memory.errors import EmbeddingError, IndexCorruptError, StoreError
 from openclaw_memory.files.workspace import is_daily
 from openclaw_memory.search.absent import absent_gate, absent_terms
 from openclaw_memory.search.backend import SearchBackend
-from openclaw_memory.search.before import without_anchor
+from openclaw_memory.search.before import split_anchor
 from openclaw_memory.search.coverage import coverages
 from openclaw_memory.search.dateforms import spell_dates
 from openclaw_memory.search.dates import (
@@ -38,6 +38,7 @@ from openclaw_memory.search.querylines import best_line_cosines, blend, query_li
 from openclaw_memory.search.ranking import Candidate, decay_multiplier, evidence, fuse, mmr_order
 from openclaw_memory.search.recency import LOOKAHEAD, looks_wider, newer_first
 from openclaw_memory.search.request import SearchRequest
+from openclaw_memory.search.subject_lines import CuratedLine
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.search.translation import QueryTranslation, present, translate_query
 from openclaw_memory.store import ChunkRow
@@ -350,11 +351,13 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
                       else spell_dates(bounded.keyword_text, settings.date_order))
     if not request.query.strip():
         return SearchOutcome((), _mode(provider, settings, None), (*notes, "empty query"))
-    anchorless = without_anchor(request.query)
-    if anchorless is not None and _same_dates(anchorless, request, settings):
+    anchored = split_anchor(request.query)
+    if anchored is not None and not _same_dates(anchored.asked, request, settings):
+        anchored = None
+    if anchored is not None:
         # "...before Berlin?": Berlin's lines would crowd out the answer. An anchor that is a
         # day ("the day before yesterday") names the period asked about and stays.
-        request = replace(request, query=anchorless, keyword_query=anchorless)
+        request = replace(request, query=anchored.asked, keyword_query=anchored.asked)
     translation = _translation(store, request.keywords, provider, settings)
     if translation is not None:
         request = replace(request, translation=translation)
@@ -444,7 +447,9 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     kept = [c for c in fused if c.key in kept_keys]
     hits = build_hits(kept, scores, rows, request, settings, rescued)
     embed = None if provider is None or mode != "hybrid" else provider.embed_documents
-    if settings.newer_first and embed is not None and looks_wider(request.query, hits):
+    anchor = None if anchored is None else anchored.anchor
+    if settings.newer_first and embed is not None and looks_wider(request.query, hits,
+                                                                   anchored=anchor is not None):
         # A question about how things are looks further, so that a newer answer just past
         # the first k is found; what newer_first does not move up is cut back to k. The
         # first k stay as built: further chunks would fold into their passages.
@@ -453,7 +458,7 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
         hits = (*hits, *further[len(hits):])
     # Every hit is dated; reordering newer first is opt-in (search.newer_first).
     hits = newer_first(hits, request.query, embed, reorder=settings.newer_first,
-                       curated_text=_curated_text(store, hits))[:request.max_results]
+                       curated_text=_curated_text(store, hits), anchor=anchor)[:request.max_results]
     hits = within_budget(hits, settings.max_injected_chars, notes)
     best = scores[fused[0].key] if fused else None
     if not hits and not any(n.startswith("nothing relevant") for n in notes):
@@ -466,10 +471,10 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     return SearchOutcome(hits, mode, tuple(notes), found.error, best, low_confidence=weak)
 
 
-def _curated_text(store: SearchBackend, hits: Sequence[SearchHit]) -> Callable[[], list[str]]:
+def _curated_text(store: SearchBackend, hits: Sequence[SearchHit]) -> Callable[[], list[CuratedLine]]:
     """The lines of the curated files among ``hits`` (at most :data:`_CURATED_CHUNKS` chunks),
     read when asked; none when the store fails (the hits stand as ranked)."""
-    def read() -> list[str]:
+    def read() -> list[CuratedLine]:
         paths = sorted({hit.path for hit in hits if curated(hit)})
         if not paths:
             return []
@@ -478,7 +483,9 @@ def _curated_text(store: SearchBackend, hits: Sequence[SearchHit]) -> Callable[[
             rows = store.chunks(keys)
         except StoreError:
             return []
-        return [line for key in keys if key in rows for line in rows[key].text.splitlines()]
+        return [CuratedLine(line, rows[key].path, rows[key].start_line + n, rows[key].id)
+                for key in keys if key in rows
+                for n, line in enumerate(rows[key].text.splitlines())]
     return read
 
 

@@ -30,60 +30,52 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from openclaw_memory.embeddings.base import normalize_rows
 from openclaw_memory.files.notes import DATE_STAMP
-from openclaw_memory.files.workspace import dated_name
 from openclaw_memory.search.attribute_groups import attribute_groups, content_words, line_alike
 from openclaw_memory.search.attributes import attributes_of, hinted_attributes
-from openclaw_memory.search.textsearch import STOP_WORDS, keyword_terms
+from openclaw_memory.search.subject_lines import (
+    CJK_FUNCTION,
+    NOW,
+    CuratedText,
+    curated,
+    named_text,
+    names_someone,
+    question_subject,
+    subject_pool,
+    with_curated,
+    without_subject,
+)
+from openclaw_memory.search.textsearch import STOP_WORDS
 from openclaw_memory.types import SearchHit
 
-__all__ = ["ANSWER_SHARE", "CUE_WEIGHT", "CuratedText", "asks_now", "asks_present", "conversation_only",
-           "curated", "present_value_first", "question_subject"]
+__all__ = ["ANSWER_SHARE", "CUE_WEIGHT", "Compared", "CuratedText", "asks_now", "asks_present",
+           "compare_lines", "conversation_only", "curated", "present_value_first", "question_subject",
+           "unit_rows"]
 
 Embed = Callable[[list[str]], Any]
-#: The lines of the curated files among the hits (read only when needed).
-CuratedText = Callable[[], Sequence[str]]
 DateOf = Callable[[SearchHit, str], "str | None"]
 
 #: Over a conversation's logs, a line answering a "now" question fits it at least this share
 #: as well as the best line does (a speaker's lines are many, and one group).
 ANSWER_SHARE = 0.7
-#: The most lines naming the subject compared (the hits' first, then curated ones), and the
-#: most distinct words of theirs embedded one by one (past it, sentences alone compare).
-MOST_LINES = 80
+#: The most distinct words of the subject's lines embedded one by one (past it, sentences
+#: alone compare).
 MOST_WORDS = 600
 #: What two lines' shared (or only different) attribute cue words add to (or take from) their
 #: similarity when they are grouped by attribute.
 CUE_WEIGHT = 0.2
-#: Share of the cited lines holding some question word that must hold a word for it to be
-#: the subject (when the question names nobody).
-SUBJECT_SHARE = 0.6
-#: Share of a shared-word subject's terms a line must hold to be about it.
-SHARED_TERMS = 0.5
 #: The anchor's bonus for sharing a word stem with the question.
 STEM_BONUS = 0.2
-#: Words by which a question asks for the present value ("now"): its answers come first,
-#: newest first, over any daily files.
-NOW = re.compile(r"(?i)\b(?:now|currently|current|these days|nowadays|at the moment|at present|"
-                 r"any ?more|latest|most recent(?:ly)?)\b|现在|目前|如今|当前|眼下")
-#: Phrases saying when, not what: never a question's subject.
-_WHEN = re.compile(r"(?i)\b(?:(?:this|next|last|every|each|the)\s+(?:week|month|year|day|morning|"
-                   r"afternoon|evening|weekend|quarter|sprint)|today|tonight|tomorrow|yesterday|"
-                   r"weekly|daily|monthly)\b")
 #: A question is a sentence: longer text (a pasted dialogue) is never read as asking "now".
 _QUESTION_WORDS = 30
-_NAME = re.compile(r"[^\W\d_][\w'\u2019-]*")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_CJK_LEAD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{3,}")
-#: CJK characters that ask or link rather than say what is asked about.
-_CJK_FUNCTION = frozenset("哪里什么谁怎样吗呢的了是在现目前如今当个")
 
 
 def asks_now(question: str) -> bool:
@@ -103,7 +95,6 @@ _PRESENT = re.compile(r"(?i)^\W*(?:where|what|which|who|whom|whose|how|when|is|a
                       r"^\W*(?:who|what)\s+[a-z]{2,}(?<![su])s\b")
 #: A line of a conversation: "- [D9:10] Nate: I love fantasy movies", "Bart: ...".
 _SPOKEN = re.compile(r"^\W*(?:\[[^\]]*\]\s*)?[^\W\d_][\w .'-]{0,40}:\s")
-_POSSESSIVE = re.compile(r"['\u2019]s\b")
 _CJK_QUESTION = re.compile(r"哪|什么|谁|吗|几|多少|怎么|[\uff1f?]")
 
 
@@ -123,100 +114,6 @@ def _question_words(question: str) -> int:
     return len(question.split()) + len(_CJK.findall(question)) // 2
 
 
-def _names(question: str) -> set[str]:
-    """The terms of the question's capitalised words (its first word only when it is not a
-    function word: "Where", "Which"); acronyms ("API") only when nothing else is named."""
-    words = _NAME.findall(question)
-    named: list[str] = []
-    acronyms: list[str] = []
-    for i, word in enumerate(words):
-        word = re.sub(r"['\u2019]s$", "", word)
-        if not word[0].isupper() or (i == 0 and word.lower() in STOP_WORDS):
-            continue
-        (acronyms if len(word) > 1 and word.isupper() else named).append(word)
-    return {t for w in (named or acronyms) for t in keyword_terms(w)}
-
-
-def _cjk_subject(question: str, lines: Sequence[str]) -> set[str]:
-    """The longest start of a CJK question that two cited lines hold ("王芳" of
-    "王芳现在住在哪里"): a Chinese question names its topic first, and CJK has no capitals."""
-    lead = _CJK_LEAD.match(question.strip())
-    if lead is None:
-        return set()
-    best = ""
-    for end in range(2, len(lead.group(0)) + 1):
-        start = lead.group(0)[:end]
-        # A character that asks or links ends the name: 的 joins whose to what ("青松的例会"
-        # asks about 青松's meeting, and "青松每周二开例会" is about it too), and 现/在 begin
-        # "现在住在": lines all written "杨磊现在..." must not make 杨磊现 the subject.
-        if NOW.search(start) or (best and start[-1] in _CJK_FUNCTION):
-            break
-        if sum(start in line for line in lines) >= 2:
-            best = start
-    return {best} if best else set()
-
-
-def _shared_subject(question: str, lines: Sequence[str]) -> set[str]:
-    """The question's terms in at least :data:`SUBJECT_SHARE` of the cited lines holding any
-    of them ("my sister" in every line about her; the thing asked about in few)."""
-    # Whole words of three letters or more: "daughter's" must not leave an "s" that every
-    # possessive in the notes holds.
-    # When it is asked about is no subject either: "this week" is in every weekly note
-    # ("Who makes scope decisions this week?" took the week's lines for its subject).
-    plain = _WHEN.sub(" ", NOW.sub(" ", _POSSESSIVE.sub("", question)))
-    asked = {t for t in keyword_terms(plain) if len(t) > 2}
-    holding = [found for line in lines if (found := asked & set(keyword_terms(line)))]
-    if len(holding) < 2:
-        return set()
-    return {t for t in asked if sum(t in found for found in holding) >= SUBJECT_SHARE * len(holding)}
-
-
-def _named(question: str) -> bool:
-    """Whether the question names whom it is about (a name, or a CJK question's lead)."""
-    return bool(_names(question)) or bool(_CJK_LEAD.match(question.strip()))
-
-
-def question_subject(question: str, lines: Sequence[str]) -> set[str]:
-    """Whom or what the question is about, as terms: its names, else (CJK) its lead, else
-    the question's words that most of the cited lines share."""
-    if _CJK_LEAD.match(question.strip()):
-        # Shared words of CJK lines are the question's own template ("现在住在"), not whom
-        # it is about: a lead no two lines hold is no subject.
-        return _cjk_subject(question, lines)
-    return _names(question) or _shared_subject(question, lines)
-
-
-def _mentions(line: str, subject: set[str], share: float = 1.0) -> bool:
-    """Whether ``line`` names the subject: at least ``share`` of its terms, each as a word
-    (CJK: as written)."""
-    held = sum(bool(re.search(rf"(?i)\b{re.escape(term)}\b", line)) if term.isascii()
-               else term in line for term in subject)
-    return held >= share * len(subject)
-
-
-def _without(text: str, subject: set[str]) -> str:
-    """``text`` without the subject's terms, the "now" words and the date stamp."""
-    out = _replace_subject(NOW.sub(" ", DATE_STAMP.sub("", text)), subject, " ", possessive=True)
-    return " ".join(out.split()) or "-"
-
-
-def _named_text(text: str, subject: set[str]) -> str:
-    """``text`` with the subject's terms as "X", its possessive kept: cue words read "X's
-    place is in Cork" as where X lives (the subject's name is no cue, its "'s" may be part
-    of one)."""
-    return _replace_subject(DATE_STAMP.sub("", text), subject, "X", possessive=False)
-
-
-def _replace_subject(text: str, subject: set[str], by: str, *, possessive: bool) -> str:
-    """``text`` with each of the subject's terms (longest first; a Latin one as a whole word,
-    with its "'s" when ``possessive``) replaced ``by``."""
-    tail = "(?:['\u2019]s)?" if possessive else ""
-    for term in sorted(subject, key=len, reverse=True):
-        text = re.sub(rf"(?i)\b{re.escape(term)}{tail}\b" if term.isascii() else re.escape(term),
-                      by, text)
-    return text
-
-
 def _stems(text: str, subject: set[str]) -> set[str]:
     """Word stems (four letters) and CJK characters of ``text`` beyond its subject and the
     words any question has: "live" and "lives" share one, "住在哪里" and "住在北京" share 住."""
@@ -224,12 +121,7 @@ def _stems(text: str, subject: set[str]) -> set[str]:
     words = {w.lower() for w in _LATIN_WORD.findall(plain)}
     stems = {w[:4] for w in words if w not in STOP_WORDS and w not in subject}
     named = "".join(subject)
-    return stems | {c for c in _CJK.findall(plain) if c not in named and c not in _CJK_FUNCTION}
-
-
-def curated(hit: SearchHit) -> bool:
-    """A note of ``MEMORY.md`` or an evergreen file (not a daily log, not a transcript)."""
-    return hit.source == "memory" and dated_name(hit.path) is None
+    return stems | {c for c in _CJK.findall(plain) if c not in named and c not in CJK_FUNCTION}
 
 
 def unit_rows(vectors: Any) -> np.ndarray:
@@ -237,13 +129,30 @@ def unit_rows(vectors: Any) -> np.ndarray:
     return np.nan_to_num(normalize_rows(vectors), nan=0.0)
 
 
-def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Sequence[bool],
-             embed: Embed, *, close: bool = False) -> list[bool] | None:
-    """Which of the subject's ``lines`` answer the question (None: the embedder failed);
-    ``kept``: which lines are curated; ``close``: only lines fitting the question at least
-    :data:`ANSWER_SHARE` as well as the best do."""
-    question_text = _without(question, subject)
-    texts = [_without(line, subject) for line in lines]
+@dataclass(frozen=True, slots=True)
+class Compared:
+    """A subject's lines compared with a question and with each other."""
+
+    fit: np.ndarray
+    """Each line's closeness in meaning to the question, with :data:`STEM_BONUS`."""
+    wanted: frozenset[str]
+    """The attributes the question's cue words name."""
+    said: list[frozenset[str]]
+    """The attributes each line's cue words name."""
+    hinted: list[frozenset[str]]
+    """The attributes each line's words hint at."""
+    groups: list[list[int]]
+    """The lines grouped by attribute (search/attribute_groups.py)."""
+    alike: np.ndarray
+    """The lines' similarity to each other, moved by their cue words, that grouped them."""
+
+
+def compare_lines(question: str, subject: set[str], lines: Sequence[str], kept: Sequence[bool],
+                  embed: Embed) -> Compared | None:
+    """The subject's ``lines`` compared (None: the embedder failed); ``kept``: which lines
+    are curated."""
+    question_text = without_subject(question, subject)
+    texts = [without_subject(line, subject) for line in lines]
     words = [content_words(text) for text in texts]
     vocabulary = sorted({word for line in words for word in line})
     if len(vocabulary) > MOST_WORDS:  # lines this many compare by their sentences alone
@@ -255,12 +164,29 @@ def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Seque
     unit = rows[:len(texts) + 1]
     word_rows = dict(zip(vocabulary, rows[len(texts) + 1:], strict=True))
     wanted = attributes_of(question_text)
-    said = [attributes_of(_named_text(line, subject)) for line in lines]
+    said = [attributes_of(named_text(line, subject)) for line in lines]
     asked = _stems(question, subject)
     shares = np.array([bool(_stems(line, subject) & asked) for line in lines])
-    fit = unit[1:] @ unit[0] + STEM_BONUS * shares
-    hinted = [hinted_attributes(_named_text(line, subject)) for line in lines]
-    if wanted and all(hint and not hint & wanted for hint in hinted):
+    hinted = [hinted_attributes(named_text(line, subject)) for line in lines]
+    # A question naming no attribute the cue words know is about one they do not: words that
+    # would set its lines apart are then as likely its own ("moved the mobile contract over
+    # to Three" read as a home). They may still bring lines of one attribute together.
+    apart = said if wanted else [frozenset()] * len(lines)
+    alike = _alike(line_alike(unit[1:], words, word_rows), apart, hinted)
+    return Compared(unit[1:] @ unit[0] + STEM_BONUS * shares, wanted, said, hinted,
+                    attribute_groups(alike, kept), alike)
+
+
+def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Sequence[bool],
+             embed: Embed, *, close: bool = False) -> list[bool] | None:
+    """Which of the subject's ``lines`` answer the question (None: the embedder failed);
+    ``kept``: which lines are curated; ``close``: only lines fitting the question at least
+    :data:`ANSWER_SHARE` as well as the best do."""
+    compared = compare_lines(question, subject, lines, kept, embed)
+    if compared is None:
+        return None
+    fit, wanted, said = compared.fit, compared.wanted, compared.said
+    if wanted and all(hint and not hint & wanted for hint in compared.hinted):
         return [False] * len(lines)  # every line is about something else: nothing answers
     best = said[int(np.argmax(fit))]
     if wanted and best and not best & wanted:
@@ -272,12 +198,7 @@ def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Seque
         if other.all():
             return [False] * len(lines)
         fit = np.where(other, -np.inf, fit)
-    # A question naming no attribute the cue words know is about one they do not: words that
-    # would set its lines apart are then as likely its own ("moved the mobile contract over
-    # to Three" read as a home). They may still bring lines of one attribute together.
-    apart = said if wanted else [frozenset()] * len(lines)
-    groups = attribute_groups(_alike(line_alike(unit[1:], words, word_rows), apart, hinted), kept)
-    answering = max(groups, key=lambda group: float(fit[group].max()))
+    answering = max(compared.groups, key=lambda group: float(fit[group].max()))
     near = fit >= ANSWER_SHARE * fit.max() if close else np.ones(len(lines), dtype=bool)
     return [i in answering and bool(near[i]) for i in range(len(lines))]
 
@@ -297,39 +218,6 @@ def _alike(alike: np.ndarray, said: Sequence[frozenset[str]],
     return np.asarray(alike + shift)
 
 
-def _pool(question: str, cited: Sequence[list[str]],
-          ) -> tuple[set[str], list[tuple[int, str]]]:
-    """The question's subject, and (hit index, line) of the cited lines that name it."""
-    subject = question_subject(question, [line for lines in cited for line in lines])
-    # A name is named whole; words the lines share are a looser subject: a line holding most
-    # of them is about it ("Launch slips: version 1.3" beside "Launch target is version 1.2").
-    share = 1.0 if _named(question) else SHARED_TERMS
-    return subject, [(k, line) for k, lines in enumerate(cited) for line in lines
-                     if _mentions(line, subject, share)] if subject else []
-
-
-def _with_kept(pool: Sequence[tuple[int, str]], hits: Sequence[SearchHit], subject: set[str],
-               curated_text: CuratedText | None) -> tuple[list[str], list[bool]]:
-    """The pool's lines, then the curated lines naming the subject that no hit cites; and
-    which of them are curated."""
-    lines = [line for _, line in pool]
-    kept = [curated(hits[k]) for k, _ in pool]
-    if curated_text is not None:
-        seen = {_plain(line) for line in lines}
-        for line in curated_text():
-            if len(lines) >= MOST_LINES:
-                break
-            if _mentions(line, subject) and _plain(line) not in seen:
-                seen.add(_plain(line))
-                lines.append(line)
-                kept.append(True)
-    return lines, kept
-
-
-def _plain(line: str) -> str:
-    return " ".join(line.lstrip("-*+ ").split())
-
-
 def _spoken(pool: Sequence[tuple[int, str]]) -> bool:
     """Whether the lines are a conversation's: most name their speaker ("Nate: ...")."""
     return 2 * sum(bool(_SPOKEN.match(line)) for _, line in pool) > len(pool)
@@ -339,7 +227,7 @@ def conversation_only(question: str, cited: Sequence[list[str]],
                       hits: Sequence[SearchHit]) -> bool:
     """Whether the lines naming the question's subject are a conversation's and no hit is
     curated: a question without "now" then keeps its order (nothing may move)."""
-    return _spoken(_pool(question, cited)[1]) and not any(map(curated, hits))
+    return _spoken(subject_pool(question, cited)[1]) and not any(map(curated, hits))
 
 
 def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequence[list[str]],
@@ -362,8 +250,8 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     ``curated_text``: every line of the curated files among the hits; those naming the subject
     that no hit cites still tell which attributes the notes keep (search/attribute_groups.py:
     a hit's passage of ``MEMORY.md`` may hold where she lives but not whom she dates)."""
-    subject, pool = _pool(question, cited)
-    if pool and pool[0][0] != 0 and not _named(question):
+    subject, pool = subject_pool(question, cited)
+    if pool and pool[0][0] != 0 and not names_someone(question):
         # Words the lines share are a weaker subject than a name: unless the best hit holds
         # them, nothing moves. The best hit may say them in the other language ("daughter"
         # beside 女儿), or be about the question in words the subject's lines lack (the
@@ -373,7 +261,7 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     spoken = said and not now
     if spoken and not any(map(curated, hits)):
         return tuple(hits)  # a conversation's logs alone: nothing may move
-    lines, kept = _with_kept(pool, hits, subject, curated_text) if pool else ([], [])
+    lines, kept = with_curated(pool, hits, subject, curated_text) if pool else ([], [])
     # One cited line can still be told apart from the subject's curated lines no hit cites.
     judged = _answers(question, subject, lines, kept, embed,
                       close=said and now) if len(lines) >= 2 else None

@@ -30,6 +30,7 @@ from typing import Any
 
 from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.files.workspace import dated_name, valid_date
+from openclaw_memory.search.earlier_value import earlier_value_first
 from openclaw_memory.search.present_value import (
     CuratedText,
     asks_now,
@@ -87,10 +88,12 @@ def as_of(hit: SearchHit, line: str | None = None) -> date | None:
 
 def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = None, *,
                 reorder: bool = True, curated_text: CuratedText | None = None,
-                ) -> tuple[SearchHit, ...]:
+                anchor: str | None = None) -> tuple[SearchHit, ...]:
     """``hits`` with dates and, with ``reorder``, the newer of two same-subject hits first,
     the older marked. ``curated_text``: the lines of the curated files among the hits, read
-    when a present-value question needs them (present_value.py)."""
+    when a present-value question needs them (present_value.py); ``anchor``: the later value
+    a question about what came before it named (searched without it: search/before.py), whose
+    earlier values then come first (search/earlier_value.py)."""
     asked = _words(question)
     now = reorder and asks_now(question)
     lines = [fact_line(hit, asked) for hit in hits]
@@ -98,6 +101,9 @@ def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = 
              for hit, line in zip(hits, lines, strict=True)]
     if not reorder or any(hit.explanation.date_match for hit in dated):
         return tuple(dated)  # (or the question names the time it asks about: that one)
+    if embed is not None and anchor is not None:
+        return earlier_value_first(dated, question, anchor, [_cited_lines(h) for h in dated],
+                                   embed, _line_day, curated_text=curated_text)
     if embed is not None and (now or asks_present(question)):
         return present_value_first(dated, question, [_cited_lines(h) for h in dated], embed,
                                    _line_day, now=now, curated_text=curated_text)
@@ -122,14 +128,14 @@ def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = 
     return tuple(replace(dated[k], superseded_by=superseded.get(k)) for k in order)
 
 
-def looks_wider(question: str, hits: Sequence[SearchHit]) -> bool:
+def looks_wider(question: str, hits: Sequence[SearchHit], *, anchored: bool = False) -> bool:
     """Whether ``question``, with these first ``hits``, should look at :data:`LOOKAHEAD`
     times as many, so that a newer answer just past them is found (benchmarks/
     knowledge_update.py: current@1 88 -> 94 on its first template family): it asks how things
     are, and (without "now") is not about a conversation's logs alone, where nothing moves."""
     if any(hit.explanation.date_match for hit in hits):
         return False  # the question names its period: the dates ranked it, nothing moves
-    if asks_now(question):
+    if asks_now(question) or anchored:
         return True
     return asks_present(question) and not conversation_only(
         question, [_cited_lines(h) for h in hits], hits)

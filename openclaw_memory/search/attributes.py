@@ -58,6 +58,15 @@ _NOT_THE_WAY = "".join(rf"(?<!\b{verb} to )" for verb in (
     "travel", "travels"))
 
 
+#: A place one goes to ("helps at the library", "volunteers with the animal shelter"), not a
+#: software library or a pet's shelter.
+_NOT_A_PLACE = "".join(rf"(?<!\b{words} )" for words in (
+    "at the", "to the", "in the", "with the", "at the animal", "with the animal", "public",
+    "local", "city"))
+#: A phone number or a contract moved to another carrier, not code ported or a home moved.
+_NOT_A_NUMBER = r"(?! (?:the|my|his|her|their|a|our) (?:\w+ )?(?:number|contract|plan|sim)\b)"
+
+
 #: "manager" as a job ("a product manager", "is a manager"), not whom one reports to.
 _ROLE_MANAGER = (r"(?:an?|product|project|program|engineering|account|marketing|sales|office|"
                  r"general|senior|junior) manager")
@@ -75,7 +84,7 @@ _NOT_WHOSE = r"(?<!['\u2019]s )(?<!['\u2019]s new )"
 ATTRIBUTES: dict[str, re.Pattern[str]] = {
     name: re.compile(pattern, re.IGNORECASE) for name, pattern in {
         "home": _words(r"li(?:ve|ves|ved|ving)", _NOT_GOING + r"home", r"house", r"apartment",
-                       r"flat(?! white)", r"condo", r"address", r"mov(?:e|es|ed|ing)(?! under)",
+                       r"flat(?! white)", r"condo", r"address", r"mov(?:e|es|ed|ing)(?! under)" + _NOT_A_NUMBER,
                        r"relocat\w*", r"resid\w*", r"settl\w*", r"based (?:in|out of)",
                        r"hometown", r"city", r"town", r"village", r"suburbs?", r"neighbou?rhood",
                        r"rent\w*", r"lease[sd]?", r"landlord", r"family (?:is|are) (?:now )?in",
@@ -135,8 +144,9 @@ ATTRIBUTES: dict[str, re.Pattern[str]] = {
                    + r"|版本|版",
         "technology": _words(r"database", r"db", r"postgres\w*", r"mysql", r"sqlite",
                              r"mongo\w*", r"storage", r"stores (?:its|their) data", r"migrat\w*",
-                             r"api", r"framework", r"library", r"stack", r"rest(?:ful)? api",
-                             r"graphql", r"grpc", r"written in", r"rewrit\w*", r"port(?:ed|ing)",
+                             r"api", r"framework", _NOT_A_PLACE + r"library", r"stack",
+                             r"rest(?:ful)? api", r"graphql", r"grpc", r"written in", r"rewrit\w*",
+                             r"port(?:ed|ing)" + _NOT_A_NUMBER,
                              r"codebase", r"code", r"(?:programming|coding) languages?", r"python",
                              r"java", r"rust",
                              r"golang", r"kotlin", r"typescript", r"javascript", r"scala",
@@ -158,7 +168,7 @@ ATTRIBUTES: dict[str, re.Pattern[str]] = {
                          r"relationship", r"broke up", r"split up")
                   + r"|结婚|老婆|妻子|丈夫|对象|女朋友|男朋友|离婚|恋爱|交往|订婚|分手|在一起",
         "pet": _words(r"pets?", r"dogs?", r"cats?", r"puppy", r"kitten", r"adopt\w*",
-                      r"shelter", r"vet", r"parrots?", r"rabbits?", r"hamsters?", r"birds?",
+                      _NOT_A_PLACE + r"shelter", r"vet", r"parrots?", r"rabbits?", r"hamsters?", r"birds?",
                       r"fish", r"tortoise", r"guinea pig", r"walks (?:the|a|her|his) \w+")
                + r"|宠物|狗|猫|领养|遛|鹦鹉|兔|仓鼠",
         "study": _words(r"school", r"stud(?:y|ies|ying|ied|ent|ents)", r"university",

@@ -73,6 +73,10 @@ class HitExplanation:
     #: language (``search.translate_queries``, times ``search.translation_weight``), which
     #: covered this chunk more than the question's own words
     translated: bool = False
+    #: a line of the subject the question names that no hit of the search cited, made a hit
+    #: of its own because it answers (``search.newer_first``: a newer value, or the one
+    #: before the value a question names); ``fused`` is the score it was given
+    surfaced: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -91,6 +95,7 @@ class HitExplanation:
             "line_cosine": self.line_cosine,
             "folded": list(self.folded),
             "translated": self.translated,
+            "surfaced": self.surfaced,
         }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from openclaw_memory.search.subject_lines import CuratedLine
+from openclaw_memory.search.subject_lines import PlacedLine
 from openclaw_memory.types import HitExplanation, SearchHit
 
 
@@ -23,6 +23,6 @@ def default_embed() -> Any:
     return build_provider("local", EmbeddingSettings()).embed_documents
 
 
-def curated_lines(*lines: str, path: str = "MEMORY.md") -> list[CuratedLine]:
+def curated_lines(*lines: str, path: str = "MEMORY.md") -> list[PlacedLine]:
     """``lines`` as a curated file's, numbered from 1."""
-    return [CuratedLine(text, path, n, f"{path}:1") for n, text in enumerate(lines, 1)]
+    return [PlacedLine(text, path, n, f"{path}:1") for n, text in enumerate(lines, 1)]

@@ -22,7 +22,7 @@ from openclaw_memory.search.attribute_groups import (
 )
 from openclaw_memory.search.pipeline import _curated_text
 from openclaw_memory.search.recency import newer_first
-from openclaw_memory.search.subject_lines import CuratedLine
+from openclaw_memory.search.subject_lines import PlacedLine
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +100,7 @@ def test_curated_lines_no_hit_cites_shape_the_groups_and_never_become_hits(embed
     partner = cited_hit("memory/2025-04-18.md", "- Ada Park is seeing Sam these days.", 0.44)
     reads: list[int] = []
 
-    def text() -> list[CuratedLine]:
+    def text() -> list[PlacedLine]:
         reads.append(1)
         return curated_lines("# Facts", "- Ada Park lives in Lisbon.", "- Ada Park works at Acme.",
                              "- Ada Park is dating Robin.", "- Lee Wu is dating Robin.")

@@ -54,6 +54,9 @@ from openclaw_memory.store import SCHEMA_VERSION, Store
 from openclaw_memory.store.schema import FINGERPRINT_KEY
 from openclaw_memory.types import Chunk, MemoryFile, SkippedFile, SyncReport
 
+#: Why a file that is not text is not indexed.
+BINARY = "binary content, not text"
+
 __all__ = ["Progress", "SyncPlan", "Syncer", "index_fingerprint"]
 
 Progress = Callable[[int, int, str], None]
@@ -212,7 +215,7 @@ class Syncer:
             return
         file = replace(file, size=len(data), mtime_ns=before.st_mtime_ns)
         if looks_binary(data) and unicode_encoding(data[:4]) == "utf-8":
-            plan.skipped.append(SkippedFile(file.path, "binary content, not text"))
+            plan.skipped.append(SkippedFile(file.path, BINARY))
             return
         file_hash = hashlib.sha256(data).hexdigest()
         if known is not None and known.hash == file_hash:  # a touched file: no re-chunking
@@ -331,9 +334,12 @@ class Syncer:
         batch.finish()
         present = {f.path for f in files}
         keep_file_warnings(store, plan, present)
-        # A skipped file keeps its old rows: a transient read error must not erase memory.
-        skipped = {s.path for s in plan.skipped}
-        gone = [p for p in known if p not in present and p not in skipped]
+        # A skipped file keeps its old rows: a transient read error must not erase memory. A
+        # file that became binary is no note any more: it leaves the index, as a fresh build
+        # would not hold it.
+        binary = {s.path for s in plan.skipped if s.reason == BINARY}
+        skipped = {s.path for s in plan.skipped} - binary
+        gone = [p for p in known if (p not in present and p not in skipped) or p in binary]
         plan.chunks_removed += store.delete_files(gone)
         plan.deleted += len(gone)
         self.backfill_vectors(store, plan)

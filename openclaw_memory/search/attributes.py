@@ -84,7 +84,8 @@ _NOT_WHOSE = r"(?<!['\u2019]s )(?<!['\u2019]s new )"
 ATTRIBUTES: dict[str, re.Pattern[str]] = {
     name: re.compile(pattern, re.IGNORECASE) for name, pattern in {
         "home": _words(r"li(?:ve|ves|ved|ving)", _NOT_GOING + r"home", r"house", r"apartment",
-                       r"flat(?! white)", r"condo", r"address", r"mov(?:e|es|ed|ing)(?! under)" + _NOT_A_NUMBER,
+                       r"flat(?! white)", r"condo", r"address",
+                       r"mov(?:e|es|ed|ing)(?! under)" + _NOT_A_NUMBER,
                        r"relocat\w*", r"resid\w*", r"settl\w*", r"based (?:in|out of)",
                        r"hometown", r"city", r"town", r"village", r"suburbs?", r"neighbou?rhood",
                        r"rent\w*", r"lease[sd]?", r"landlord", r"family (?:is|are) (?:now )?in",

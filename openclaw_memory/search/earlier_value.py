@@ -37,22 +37,22 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from openclaw_memory.files.notes import DATE_STAMP
-from openclaw_memory.files.workspace import valid_date
+from openclaw_memory.files.workspace import dated_name
 from openclaw_memory.search.present_value import (
     DateOf,
     Embed,
     compare_lines,
     conversation_only,
 )
-from openclaw_memory.search.snippets import citation, clamp_snippet, with_source_line
 from openclaw_memory.search.subject_lines import (
-    CuratedLine,
     CuratedText,
+    SubjectText,
     curated,
+    find_subject,
     names_someone,
-    subject_pool,
-    uncited_curated,
+    placed_day,
+    placed_hit,
+    uncited_lines,
 )
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.types import SearchHit
@@ -90,19 +90,21 @@ def holds_value(line: str, anchor: str) -> bool:
 
 def earlier_value_first(hits: Sequence[SearchHit], question: str, anchor: str,
                         cited: Sequence[list[str]], embed: Embed, date_of: DateOf, *,
-                        curated_text: CuratedText | None = None) -> tuple[SearchHit, ...]:
+                        curated_text: CuratedText | None = None,
+                        subject_text: SubjectText | None = None) -> tuple[SearchHit, ...]:
     """``hits`` with those holding the subject's values before ``anchor`` first, the newest
     first (``question``: as searched, without the anchor; ``cited``: each hit's cited lines;
     ``date_of``: the ISO day a hit's line was learned, or None)."""
-    subject, pool = subject_pool(question, cited)
-    if not pool or not names_someone(question) or conversation_only(question, cited, hits):
+    subject, pool = find_subject(question, cited, subject_text)
+    if (not subject or not hits or not names_someone(question)
+            or conversation_only(question, cited, hits)):
         return tuple(hits)
-    extra = uncited_curated(pool, subject, curated_text)
+    extra = uncited_lines(pool, hits, subject, curated_text, subject_text)
     lines = [*(line for _, line in pool), *(line.text for line in extra)]
     holding = [holds_value(line, anchor) for line in lines]
     if not any(holding) or all(holding):
         return tuple(hits)
-    kept = [*(curated(hits[k]) for k, _ in pool), *(True for _ in extra)]
+    kept = [*(curated(hits[k]) for k, _ in pool), *(dated_name(line.path) is None for line in extra)]
     compared = compare_lines(question, subject, lines, kept, embed)
     if compared is None:
         return tuple(hits)
@@ -110,7 +112,7 @@ def earlier_value_first(hits: Sequence[SearchHit], question: str, anchor: str,
                       key=lambda i: float(compared.fit[i]))
     group = next(g for g in compared.groups if anchor_line in g)
     days = [date_of(hits[k], line) or "" for k, line in pool]
-    days += [_stamped(line.text) for line in extra]
+    days += [placed_day(line) for line in extra]
     anchors = [i for i in group if holding[i]]
     earlier = _before_anchor(group, holding, days)
     near = {i for i in earlier if float(compared.alike[i, anchors].max()) >= NEAR_ANCHOR
@@ -123,21 +125,10 @@ def earlier_value_first(hits: Sequence[SearchHit], question: str, anchor: str,
             first.append(replace(hits[pool[i][0]], as_of=days[i] or hits[pool[i][0]].as_of))
         elif i >= len(pool) and len(first) - len(moved) < MOST_SURFACED:
             place = extra[i - len(pool)]
-            like = next(hit for hit in hits if hit.path == place.path)
-            first.append(_line_hit(place, like, days[i]))
+            # Scored as the passage of its file the search found, else as the last hit.
+            like = next((hit for hit in hits if hit.path == place.path), hits[-1])
+            first.append(placed_hit(place, like.score, days[i], cited=like.citation is not None))
     return (*first, *(hit for k, hit in enumerate(hits) if k not in moved))
-
-
-def _line_hit(place: CuratedLine, like: SearchHit, day: str) -> SearchHit:
-    """A hit citing the curated line ``place`` alone, scored as ``like`` (the hit of its
-    file that the search found)."""
-    cite = citation(place.path, place.line, place.line)
-    text = clamp_snippet(place.text)
-    return replace(like, start_line=place.line, end_line=place.line, chunk_id=place.chunk_id,
-                   snippet=text if like.citation is None else with_source_line(text, cite),
-                   citation=None if like.citation is None else cite, as_of=day or None,
-                   superseded_by=None,
-                   explanation=replace(like.explanation, chunk_lines=None, folded=()))
 
 
 def _before_anchor(group: Sequence[int], holding: Sequence[bool],
@@ -152,9 +143,3 @@ def _before_anchor(group: Sequence[int], holding: Sequence[bool],
         start += 1
     since = days[ordered[start]]
     return [i for i in ordered[start + 1:] if not holding[i] and days[i] < since]
-
-
-def _stamped(line: str) -> str:
-    """A curated line's ``(as of ...)`` day; "" (the oldest) when it has none."""
-    day = valid_date(DATE_STAMP.search(line))
-    return day.isoformat() if day else ""

@@ -37,18 +37,24 @@ import numpy as np
 
 from openclaw_memory.embeddings.base import normalize_rows
 from openclaw_memory.files.notes import DATE_STAMP
+from openclaw_memory.files.workspace import dated_name
 from openclaw_memory.search.attribute_groups import attribute_groups, content_words, line_alike
 from openclaw_memory.search.attributes import attributes_of, hinted_attributes
 from openclaw_memory.search.subject_lines import (
     CJK_FUNCTION,
     NOW,
     CuratedText,
+    PlacedLine,
+    SubjectText,
     curated,
+    find_subject,
     named_text,
     names_someone,
+    placed_day,
+    placed_hit,
     question_subject,
     subject_pool,
-    with_curated,
+    uncited_lines,
     without_subject,
 )
 from openclaw_memory.search.textsearch import STOP_WORDS
@@ -232,12 +238,12 @@ def conversation_only(question: str, cited: Sequence[list[str]],
 
 def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequence[list[str]],
                         embed: Embed, date_of: DateOf, *, now: bool = True,
-                        curated_text: CuratedText | None = None) -> tuple[SearchHit, ...]:
+                        curated_text: CuratedText | None = None,
+                        subject_text: SubjectText | None = None) -> tuple[SearchHit, ...]:
     """``hits`` with those answering the present-value ``question`` first, newest first, the
-    older answers marked; unchanged when no cited line names the question's subject, when
-    fewer than two lines do (cited, or curated lines no hit cites: nothing to choose between)
-    or the embedder fails. ``cited``: each hit's cited
-    lines; ``date_of``: the ISO day a hit's line was learned, or None.
+    older answers marked; unchanged when no line names the question's subject, when fewer
+    than two do (nothing to choose between) or the embedder fails. ``cited``: each hit's
+    cited lines; ``date_of``: the ISO day a hit's line was learned, or None.
 
     Where the subject's lines are a conversation's (most are "Nate: ..."), a question without
     ``now`` only lets an answer from a curated file yield, to the newest dated answer, which
@@ -249,8 +255,10 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
 
     ``curated_text``: every line of the curated files among the hits; those naming the subject
     that no hit cites still tell which attributes the notes keep (search/attribute_groups.py:
-    a hit's passage of ``MEMORY.md`` may hold where she lives but not whom she dates)."""
-    subject, pool = subject_pool(question, cited)
+    a hit's passage of ``MEMORY.md`` may hold where she lives but not whom she dates).
+    ``subject_text``: a named subject's lines anywhere in memory; the newest answer among
+    them that no hit cites becomes the first hit (outside a conversation's logs)."""
+    subject, pool = find_subject(question, cited, subject_text)
     if pool and pool[0][0] != 0 and not names_someone(question):
         # Words the lines share are a weaker subject than a name: unless the best hit holds
         # them, nothing moves. The best hit may say them in the other language ("daughter"
@@ -261,17 +269,25 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     spoken = said and not now
     if spoken and not any(map(curated, hits)):
         return tuple(hits)  # a conversation's logs alone: nothing may move
-    lines, kept = with_curated(pool, hits, subject, curated_text) if pool else ([], [])
+    named = names_someone(question) and not said and bool(hits)
+    extra = uncited_lines(pool, hits, subject, curated_text,
+                          subject_text if named else None) if subject else []
+    lines = [*(line for _, line in pool), *(line.text for line in extra)]
+    kept = [*(curated(hits[k]) for k, _ in pool), *(dated_name(line.path) is None for line in extra)]
     # One cited line can still be told apart from the subject's curated lines no hit cites.
     judged = _answers(question, subject, lines, kept, embed,
                       close=said and now) if len(lines) >= 2 else None
-    answers = judged[:len(pool)] if judged is not None else None  # (the rest are no hits)
-    if answers is None or not any(answers):
+    if judged is None or not any(judged):
         return tuple(hits)
     day: dict[int, str] = {}  # each answering hit: the day of its newest answering line
-    for (k, line), answer in zip(pool, answers, strict=True):
+    for (k, line), answer in zip(pool, judged, strict=False):
         if answer:
             day[k] = max(day.get(k, ""), date_of(hits[k], line) or "")
+    surfaced = _newest_uncited(extra, judged[len(pool):], max(day.values(), default=None))
+    if surfaced is not None and named and not any(h.explanation.date_match for h in hits):
+        return _with_surfaced(hits, surfaced, day)
+    if not day:
+        return tuple(hits)
     newest = sorted(day, key=lambda k: (day[k], -k), reverse=True)
     older = [k for k in newest[1:] if day[k] < day[newest[0]]]
     if spoken:
@@ -284,6 +300,35 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     # An answer is dated by its answering line (an undated curated line: None).
     return tuple(replace(hits[k], as_of=(day[k] or None) if k in day else hits[k].as_of,
                          superseded_by=marked.get(k)) for k in order)
+
+
+def _newest_uncited(extra: Sequence[PlacedLine], answers: Sequence[bool],
+                    cited_day: str | None) -> tuple[PlacedLine, str] | None:
+    """The newest answering line no hit cites, and its day, when it is newer than every
+    answering line a hit cites (``cited_day``: theirs, None when none answers)."""
+    best: tuple[PlacedLine, str] | None = None
+    for line, answer in zip(extra, answers, strict=True):
+        day = placed_day(line)
+        if answer and day and (best is None or day > best[1]):
+            best = (line, day)
+    if best is None or (cited_day is not None and best[1] <= cited_day):
+        return None
+    return best
+
+
+def _with_surfaced(hits: Sequence[SearchHit], surfaced: tuple[PlacedLine, str],
+                   day: dict[int, str]) -> tuple[SearchHit, ...]:
+    """The newest answer, a line no hit cited, as the first hit; the hits that answer
+    (older) next, newest first and marked superseded by it; the others as they were."""
+    place, newest_day = surfaced
+    # Scored as the best hit it is ranked above: it answers what they answered.
+    score = max((hits[k].score for k in day), default=hits[0].score)
+    top = placed_hit(place, score, newest_day, cited=hits[0].citation is not None)
+    older = sorted(day, key=lambda k: (day[k], -k), reverse=True)
+    rest = [k for k in range(len(hits)) if k not in day]
+    return (top, *(replace(hits[k], as_of=day[k] or hits[k].as_of,
+                           superseded_by=top.citation or top.path) for k in older),
+            *(hits[k] for k in rest))
 
 
 def _newest_above_first(count: int, newest: int, older: Sequence[int]) -> list[int]:

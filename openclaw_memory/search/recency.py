@@ -32,13 +32,13 @@ from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.files.workspace import dated_name, valid_date
 from openclaw_memory.search.earlier_value import earlier_value_first
 from openclaw_memory.search.present_value import (
-    CuratedText,
     asks_now,
     asks_present,
     conversation_only,
     present_value_first,
     unit_rows,
 )
+from openclaw_memory.search.subject_lines import CuratedText, SubjectText
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.types import SearchHit
 
@@ -88,10 +88,12 @@ def as_of(hit: SearchHit, line: str | None = None) -> date | None:
 
 def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = None, *,
                 reorder: bool = True, curated_text: CuratedText | None = None,
+                subject_text: SubjectText | None = None,
                 anchor: str | None = None) -> tuple[SearchHit, ...]:
     """``hits`` with dates and, with ``reorder``, the newer of two same-subject hits first,
     the older marked. ``curated_text``: the lines of the curated files among the hits, read
-    when a present-value question needs them (present_value.py); ``anchor``: the later value
+    when a present-value question needs them (present_value.py); ``subject_text``: a named
+    subject's lines anywhere in memory, read by the same questions; ``anchor``: the later value
     a question about what came before it named (searched without it: search/before.py), whose
     earlier values then come first (search/earlier_value.py)."""
     asked = _words(question)
@@ -103,10 +105,12 @@ def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = 
         return tuple(dated)  # (or the question names the time it asks about: that one)
     if embed is not None and anchor is not None:
         return earlier_value_first(dated, question, anchor, [_cited_lines(h) for h in dated],
-                                   embed, _line_day, curated_text=curated_text)
+                                   embed, _line_day, curated_text=curated_text,
+                                   subject_text=subject_text)
     if embed is not None and (now or asks_present(question)):
         return present_value_first(dated, question, [_cited_lines(h) for h in dated], embed,
-                                   _line_day, now=now, curated_text=curated_text)
+                                   _line_day, now=now, curated_text=curated_text,
+                                   subject_text=subject_text)
     words = [_words(line) for line in lines]
     pairs = [(i, j) for i in range(len(dated)) for j in range(len(dated))
              if _candidates(dated[i], dated[j], words[i], words[j], asked, logs=now)]

@@ -1,6 +1,9 @@
 """Which lines are about what a question asks about: its **subject**, whom or what it names
 ("Ada Park", "Kestrel"; a Chinese question's lead, "王芳"; else the words most cited lines
-share), and the lines of the hits (and of the curated files no hit cites) that name it.
+share), and the lines that name it: the hits' cited lines, the curated files' lines no hit
+cites, and for a named subject its lines anywhere in memory (a question about how things are
+with Ada is about all her lines, not only those the search ranked first: "王芳现在找谁理发"
+ranks everyone's haircut lines above "王芳改去找老周剪头发了").
 
 Shared by the questions that reorder a subject's lines: how things are now
 (search/present_value.py) and what came before a value (search/earlier_value.py).
@@ -13,19 +16,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from openclaw_memory.files.notes import DATE_STAMP
-from openclaw_memory.files.workspace import dated_name
+from openclaw_memory.files.workspace import dated_name, valid_date
+from openclaw_memory.search.snippets import citation, clamp_snippet, with_source_line
 from openclaw_memory.search.textsearch import STOP_WORDS, keyword_terms
-from openclaw_memory.types import SearchHit
+from openclaw_memory.types import HitExplanation, SearchHit
 
-__all__ = ["CJK_FUNCTION", "MOST_LINES", "NOW", "CuratedLine", "CuratedText", "curated", "mentions",
-           "named_text", "names_someone", "question_subject", "subject_pool", "uncited_curated",
-           "with_curated", "without_subject"]
+__all__ = ["CJK_FUNCTION", "MOST_LINES", "NOW", "CuratedText", "PlacedLine", "SubjectText", "curated",
+           "find_subject", "mentions", "named_text", "names_someone", "placed_day", "placed_hit",
+           "question_subject", "subject_pool", "uncited_curated", "uncited_lines", "with_curated",
+           "without_subject"]
 
 
 
 @dataclass(frozen=True, slots=True)
-class CuratedLine:
-    """A line of a curated file, and where it is."""
+class PlacedLine:
+    """A line of a note, and where it is."""
 
     text: str
     path: str
@@ -36,7 +41,9 @@ class CuratedLine:
 
 
 #: The lines of the curated files among the hits (read only when needed).
-CuratedText = Callable[[], Sequence[CuratedLine]]
+CuratedText = Callable[[], Sequence[PlacedLine]]
+#: The lines of the notes holding every one of a subject's terms, newest file first.
+SubjectText = Callable[[set[str]], Sequence[PlacedLine]]
 
 #: The most lines naming the subject compared (the hits' first, then curated ones), and the
 #: most distinct words of theirs embedded one by one (past it, sentences alone compare).
@@ -64,6 +71,8 @@ _CJK_LEAD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 #: CJK characters that ask or link rather than say what is asked about.
 CJK_FUNCTION = frozenset("哪里什么谁怎样吗呢的了是在现目前如今当个")
 
+#: The characters of the shortest Chinese name.
+_CJK_NAME = 2
 _POSSESSIVE = re.compile(r"['\u2019]s\b")
 
 
@@ -177,6 +186,48 @@ def subject_pool(question: str, cited: Sequence[list[str]],
                      if mentions(line, subject, share)] if subject else []
 
 
+def find_subject(question: str, cited: Sequence[list[str]], subject_text: SubjectText | None,
+                 ) -> tuple[set[str], list[tuple[int, str]]]:
+    """:func:`subject_pool`; a Chinese question's lead that no two cited lines hold is looked
+    for in memory (``subject_text``): the search may have cited nobody's lines but others'."""
+    subject, pool = subject_pool(question, cited)
+    lead = _CJK_LEAD.match(question.strip())
+    if subject or subject_text is None or lead is None or len(lead.group(0)) < _CJK_NAME:
+        return subject, pool
+    probe = lead.group(0)[:_CJK_NAME]
+    if NOW.search(probe) or any(ch in CJK_FUNCTION for ch in probe):
+        return subject, pool
+    subject = _cjk_subject(question, [line.text for line in subject_text({probe})])
+    return subject, [(k, line) for k, lines in enumerate(cited) for line in lines
+                     if mentions(line, subject)] if subject else []
+
+
+def uncited_lines(pool: Sequence[tuple[int, str]], hits: Sequence[SearchHit], subject: set[str],
+                  curated_text: CuratedText | None,
+                  subject_text: SubjectText | None) -> list[PlacedLine]:
+    """The curated lines naming the subject that no line of the pool says, then (a named
+    subject) its lines anywhere that no hit cites, newest file first; up to
+    :data:`MOST_LINES` lines with the pool's."""
+    found = uncited_curated(pool, subject, curated_text)
+    if subject_text is None or not subject:
+        return found
+    seen = {(hits[k].path, _plain(line)) for k, line in pool}
+    said = {_plain(line.text) for line in found} | {_plain(line) for k, line in pool
+                                                     if curated(hits[k])}
+    for line in subject_text(subject):
+        if len(pool) + len(found) >= MOST_LINES:
+            break
+        plain = _plain(line.text)
+        is_curated = dated_name(line.path) is None
+        if ((line.path, plain) in seen or (is_curated and plain in said)
+                or not mentions(line.text, subject)):
+            continue
+        seen.add((line.path, plain))
+        said.add(plain)
+        found.append(line)
+    return found
+
+
 def with_curated(pool: Sequence[tuple[int, str]], hits: Sequence[SearchHit], subject: set[str],
                  curated_text: CuratedText | None) -> tuple[list[str], list[bool]]:
     """The pool's lines, then the curated lines naming the subject that no hit cites; and
@@ -187,10 +238,10 @@ def with_curated(pool: Sequence[tuple[int, str]], hits: Sequence[SearchHit], sub
 
 
 def uncited_curated(pool: Sequence[tuple[int, str]], subject: set[str],
-                    curated_text: CuratedText | None) -> list[CuratedLine]:
+                    curated_text: CuratedText | None) -> list[PlacedLine]:
     """The curated lines naming the subject that no line of the pool says (each once), up to
     :data:`MOST_LINES` lines with the pool's."""
-    found: list[CuratedLine] = []
+    found: list[PlacedLine] = []
     if curated_text is None:
         return found
     seen = {_plain(line) for _, line in pool}
@@ -205,3 +256,20 @@ def uncited_curated(pool: Sequence[tuple[int, str]], subject: set[str],
 
 def _plain(line: str) -> str:
     return " ".join(line.lstrip("-*+ ").split())
+
+
+def placed_hit(place: PlacedLine, score: float, day: str, *, cited: bool) -> SearchHit:
+    """A hit citing the line ``place`` alone (``cited``: with a citation, as the search's
+    other hits), scored ``score`` and dated ``day`` ("" when undated)."""
+    cite = citation(place.path, place.line, place.line)
+    text = clamp_snippet(place.text)
+    return SearchHit(place.path, place.line, place.line, score,
+                     with_source_line(text, cite) if cited else text, "memory",
+                     cite if cited else None, place.chunk_id,
+                     HitExplanation(None, None, None, None, score, surfaced=True), as_of=day or None)
+
+
+def placed_day(line: PlacedLine) -> str:
+    """A daily log's day, else the line's ``(as of ...)`` stamp; "" (the oldest) when neither."""
+    day = dated_name(line.path) or valid_date(DATE_STAMP.search(line.text))
+    return day.isoformat() if day else ""

@@ -65,6 +65,23 @@ def test_a_binary_file_named_md_is_skipped_with_a_reason(tmp_path: Path) -> None
         assert memory.store.query("select count(*) from chunks where path = 'memory/photo.md'")[0][0] == 0
 
 
+def test_a_note_that_became_binary_leaves_the_index_as_a_fresh_build_would(tmp_path: Path) -> None:
+    # Found by tests/faults/test_property_sync.py: "é\n" edited to b"q\xa9\n" (same size) kept
+    # the old rows, while a fresh index skips it; a read error still keeps them (transient).
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    note = ws / "memory" / "2026-03-01.md"
+    note.write_text("- The vendor call moved to Friday.\n", encoding="utf-8")
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite", **NONE) as memory:
+        memory.sync()
+        note.write_bytes(bytes(range(128, 256)) * 4)
+        report = memory.sync()
+        assert [(s.path, s.reason) for s in report.skipped] == [
+            ("memory/2026-03-01.md", "binary content, not text")]
+        assert report.deleted == 1 and not memory.search("vendor call").results
+    assert note.read_bytes() == bytes(range(128, 256)) * 4  # the file itself is untouched
+
+
 def test_status_keeps_content_warnings_while_the_file_is_indexed_with_them(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     (ws / "memory").mkdir(parents=True)

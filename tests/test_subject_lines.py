@@ -1,0 +1,106 @@
+"""A question about how things are with someone it names reads all of their lines, not only
+those the search ranked first: the newest answer no hit cites becomes the first hit, citing its
+line, and the hits answering with older values are marked superseded by it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from search_hits import cited_hit, curated_lines, default_embed
+
+from openclaw_memory import MemoryIndex
+from openclaw_memory.search.recency import newer_first
+from openclaw_memory.search.subject_lines import PlacedLine, find_subject
+
+
+@pytest.fixture(scope="module")
+def embed() -> Any:
+    return default_embed()
+
+
+def _ada_lines(subject: set[str]) -> list[PlacedLine]:
+    assert subject == {"ada", "park"}
+    return [PlacedLine("- Ada Park moved to Lisbon.", "memory/2025-06-02.md", 3, "c9"),
+            PlacedLine("- Ada Park bought a Honda.", "memory/2025-05-01.md", 1, "c8"),
+            PlacedLine("- Ada Park lives in Paris.", "MEMORY.md", 4, "c1")]
+
+
+def test_the_newest_answer_no_hit_cites_comes_first_citing_its_line(embed: Any) -> None:
+    hits = [cited_hit("MEMORY.md", "- Ada Park lives in Paris.", 0.5),
+            cited_hit("memory/2025-03-01.md", "- Ada Park moved to Berlin.", 0.4),
+            cited_hit("memory/2025-04-01.md", "- Lee Wu moved to Rome.", 0.3)]
+    ranked = newer_first(hits, "Where does Ada Park live now?", embed, subject_text=_ada_lines)
+    assert ranked[0].citation == "memory/2025-06-02.md#L3"
+    assert ranked[0].snippet == "- Ada Park moved to Lisbon.\n\nSource: memory/2025-06-02.md#L3"
+    assert ranked[0].as_of == "2025-06-02" and ranked[0].explanation.surfaced
+    assert ranked[0].score == 0.5  # as the best hit it answers above
+    assert [(h.path, h.superseded_by) for h in ranked[1:]] == [
+        ("memory/2025-03-01.md", "memory/2025-06-02.md#L3"),
+        ("MEMORY.md", "memory/2025-06-02.md#L3"),
+        ("memory/2025-04-01.md", None)]
+
+
+def test_an_uncited_line_older_than_the_cited_answer_changes_nothing(embed: Any) -> None:
+    hits = [cited_hit("memory/2025-07-01.md", "- Ada Park moved to Oslo.", 0.5),
+            cited_hit("memory/2025-04-01.md", "- Lee Wu moved to Rome.", 0.3)]
+    ranked = newer_first(hits, "Where does Ada Park live now?", embed, subject_text=_ada_lines)
+    assert [h.path for h in ranked] == ["memory/2025-07-01.md", "memory/2025-04-01.md"]
+    assert not any(h.explanation.surfaced for h in ranked)
+
+
+def test_a_conversations_lines_are_not_searched_for_the_speaker(embed: Any) -> None:
+    hits = [cited_hit("memory/2025-03-01.md", "- Nate: I moved to Berlin last week.", 0.5),
+            cited_hit("memory/2025-02-01.md", "- Nate: I still live in Paris.", 0.4)]
+    asked: list[set[str]] = []
+
+    def lines(subject: set[str]) -> list[PlacedLine]:
+        asked.append(subject)
+        return [PlacedLine("- Nate: I moved to Oslo.", "memory/2025-06-01.md", 1, "c3")]
+
+    ranked = newer_first(hits, "Where does Nate live now?", embed, subject_text=lines)
+    assert not any(h.explanation.surfaced for h in ranked)
+    assert asked == []
+
+
+def test_a_chinese_lead_no_hit_cites_is_found_in_memory() -> None:
+    cited = [["- 赵敏一直找阿强理发。"], ["- 张伟改去找阿强剪头发了。"]]
+    found = [PlacedLine("- 王芳改去找老周剪头发了。", "memory/2025-03-01.md", 1, "c1"),
+             PlacedLine("- 王芳一直找小美理发。", "MEMORY.md", 5, "c2")]
+    assert find_subject("王芳现在找谁理发？", cited, lambda probe: found) == ({"王芳"}, [])
+    assert find_subject("王芳现在找谁理发？", cited, None) == (set(), [])
+
+
+def test_a_chinese_question_gets_the_named_persons_newest_line(tmp_path: Path) -> None:
+    # Everyone's haircut lines share the question's words; the named person's change says
+    # 剪头发, not 理发: the search alone ranks the curated file and others' lines first.
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    people = ["赵敏", "张伟", "黄涛", "周婷", "吴昊", "李强", "刘洋", "陈静", "杨磊", "胡军",
+              "朱琳", "郭雪"]
+    barbers = ["阿强", "阿杰", "老周", "小美"]
+    facts = "".join(f"- {who}一直找{barbers[n % 4]}理发。\n" for n, who in enumerate(people))
+    (ws / "MEMORY.md").write_text("# 事实\n\n- 王芳一直找小美理发。\n" + facts, encoding="utf-8")
+    for day in range(1, 29):
+        lines = [f"- {people[(day + k) % 12]}现在找{barbers[(day + k) % 4]}理发。" for k in range(3)]
+        lines.insert(1, "- 看了季度预算。")
+        (ws / "memory" / f"2025-02-{day:02d}.md").write_text("\n".join(lines) + "\n",
+                                                             encoding="utf-8")
+    (ws / "memory" / "2025-03-05.md").write_text(
+        "- 三楼的打印机又坏了。\n- 看了季度预算。\n- 王芳改去找老周剪头发了。\n- 预约了牙医。\n",
+        encoding="utf-8")
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
+        hits = memory.search("王芳现在找谁理发？").results
+    assert hits[0].citation == "memory/2025-03-05.md#L3"
+    assert hits[0].as_of == "2025-03-05" and hits[0].explanation.surfaced
+    assert hits[1].path == "MEMORY.md" and hits[1].superseded_by == "memory/2025-03-05.md#L3"
+
+
+def test_a_subject_whose_store_read_fails_keeps_the_hits(embed: Any) -> None:
+    hits = [cited_hit("MEMORY.md", "- Ada Park lives in Paris.", 0.5),
+            cited_hit("memory/2025-03-01.md", "- Ada Park moved to Berlin.", 0.4)]
+    ranked = newer_first(hits, "Where does Ada Park live now?", embed,
+                         curated_text=lambda: curated_lines("- Ada Park lives in Paris."),
+                         subject_text=lambda subject: [])
+    assert [h.path for h in ranked] == ["memory/2025-03-01.md", "MEMORY.md"]

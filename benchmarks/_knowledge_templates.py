@@ -1,4 +1,4 @@
-"""The knowledge-update benchmark's templates: nine families of wordings.
+"""The knowledge-update benchmark's templates: ten families of wordings.
 
 Each attribute: (values, the curated first statement, ways a daily log says it changed, the
 current-value question, the history question, a later restatement in other words). Family
@@ -12,7 +12,10 @@ variants of the ranking; ``f`` never read then. ``g`` was written at stop 40 and
 blind; ``c``, ``e`` and ``f``'s failures were read at stop 41 to extend the cue words (gym,
 bank, drink, doctor, builds); ``h`` was then written, with attributes no cue word names, and
 run once, blind; its failures were then read (a hint word, "joined", no longer sets lines
-apart) and ``i`` written and run once, blind.
+apart) and ``i`` written and run once, blind. ``j`` (an airline, a supermarket, a newspaper,
+a project's paging tool and docs site) was written at stop 42, after earlier values and a
+subject's uncited lines were built and before ``i``'s attributes got cue words, and run once,
+blind.
 """
 
 from __future__ import annotations
@@ -458,6 +461,49 @@ ZH_PROJECT_I: Table = {
                 "{s}现在用什么跟踪任务？", "{s}用{v}之前用什么跟踪任务？", "{s}的看板在{v}上。"),
 }
 
+EN_J: Table = {
+    "airline": (["Lufthansa", "KLM", "Ryanair", "easyJet", "Iberia"],
+                "{s} always flies with {v}.", ["{s} switched the air miles to {v}.",
+                                               "{s} has been booking {v} flights lately."],
+                "Which airline does {s} fly with now?", "Which airline did {s} fly with before {v}?",
+                "{s} is a frequent flyer with {v}."),
+    "supermarket": (["Tesco", "Aldi", "Lidl", "Sainsbury's"],
+                    "{s} does the weekly shop at {v}.", ["{s} started shopping at {v}.",
+                                                         "{s} switched the groceries to {v}."],
+                    "Where does {s} buy groceries now?",
+                    "Where did {s} buy groceries before {v}?", "{s} fills the trolley at {v}."),
+    "newspaper": (["The Guardian", "The Times", "Le Monde", "El Pais"],
+                  "{s} reads {v} every morning.", ["{s} subscribed to {v}.",
+                                                   "{s} gets the news from {v} these days."],
+                  "Which newspaper does {s} read now?",
+                  "Which newspaper did {s} read before {v}?", "{s} takes {v} with breakfast."),
+}
+EN_PROJECT_J: Table = {
+    "paging": (["PagerDuty", "Opsgenie", "incident.io", "VictorOps"],
+               "{s} pages its on-call through {v}.", ["{s}'s alerts now page via {v}.",
+                                                      "The {s} rota was set up in {v}."],
+               "Which paging tool does {s} use now?", "Which paging tool did {s} use before {v}?",
+               "{s}'s on-call gets paged by {v}."),
+    "docs": (["Confluence", "Notion", "GitBook", "Docusaurus"],
+             "{s}'s docs live in {v}.", ["The {s} wiki was moved to {v}.",
+                                         "{s} documentation is written in {v} now."],
+             "Where are {s}'s docs now?", "Where were {s}'s docs before {v}?",
+             "{s} keeps its documentation in {v}."),
+}
+ZH_J: Table = {
+    "airline": (["国航", "东航", "南航", "海航"],
+                "{s}一直坐{v}的航班。", ["{s}的里程换到了{v}。", "{s}最近都订{v}的机票。"],
+                "{s}现在坐哪家航空公司？", "{s}换到{v}之前坐哪家航空公司？", "{s}是{v}的常旅客。"),
+    "supermarket": (["盒马", "永辉", "沃尔玛", "山姆"],
+                    "{s}在{v}买菜。", ["{s}改去{v}买菜了。", "{s}最近都在{v}采购。"],
+                    "{s}现在在哪里买菜？", "{s}去{v}之前在哪里买菜？", "{s}每周去{v}购物。"),
+}
+ZH_PROJECT_J: Table = {
+    "docs": (["Confluence", "语雀", "飞书文档"],
+             "{s}的文档放在{v}。", ["{s}的文档迁到了{v}。", "{s}现在用{v}写文档。"],
+             "{s}的文档现在放在哪里？", "{s}的文档迁到{v}之前放在哪里？", "{s}的文档都在{v}上。"),
+}
+
 
 #: family -> (English people, English projects, Chinese people, Chinese projects)
 FAMILIES: dict[str, tuple[Table, Table, Table, Table]] = {
@@ -470,4 +516,5 @@ FAMILIES: dict[str, tuple[Table, Table, Table, Table]] = {
     "g": (EN_G, EN_PROJECT_G, ZH_G, ZH_PROJECT_G),
     "h": (EN_H, EN_PROJECT_H, ZH_H, ZH_PROJECT_H),
     "i": (EN_I, EN_PROJECT_I, ZH_I, ZH_PROJECT_I),
+    "j": (EN_J, EN_PROJECT_J, ZH_J, ZH_PROJECT_J),
 }

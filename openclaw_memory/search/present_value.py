@@ -81,6 +81,9 @@ STEM_BONUS = 0.2
 #: A question is a sentence: longer text (a pasted dialogue) is never read as asking "now".
 _QUESTION_WORDS = 30
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+#: A measure word after which, which, this, that, each: 家 in 哪家公司 ("which company") is
+#: no home, 个 in 哪个城市 no thing ("张伟家里新来了一只柯基" shared 家 with the company asked).
+_COUNTED = re.compile(r"(?<=[哪这那几每])[家个位只条种所]")
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]{3,}")
 
 
@@ -123,7 +126,7 @@ def _question_words(question: str) -> int:
 def _stems(text: str, subject: set[str]) -> set[str]:
     """Word stems (four letters) and CJK characters of ``text`` beyond its subject and the
     words any question has: "live" and "lives" share one, "住在哪里" and "住在北京" share 住."""
-    plain = NOW.sub(" ", DATE_STAMP.sub("", text))
+    plain = _COUNTED.sub(" ", NOW.sub(" ", DATE_STAMP.sub("", text)))
     words = {w.lower() for w in _LATIN_WORD.findall(plain)}
     stems = {w[:4] for w in words if w not in STOP_WORDS and w not in subject}
     named = "".join(subject)

@@ -415,7 +415,8 @@ class MemoryIndex(Memory):
 
     # -- writing ------------------------------------------------------------------------------
     def write(self, content: str, *, target: Literal["daily", "memory"] = "daily",
-              now: datetime | None = None, area: str | None = None) -> WriteResult:
+              now: datetime | None = None, area: str | None = None,
+              chat_type: ChatType = "direct") -> WriteResult:
         """Append a note to today's daily file (or MEMORY.md) and index it.
 
         ``area``: a folder below ``memory/`` that is one user's or agent's own memory (see
@@ -425,7 +426,7 @@ class MemoryIndex(Memory):
         if target == "memory":  # a curated fact carries the day it was learned
             content = stamp_date(normalise_note(content),
                                  today(self.settings.timezone, now).isoformat())
-        said = restated_note(self, content, target=target, area=area)
+        said = restated_note(self, content, target=target, area=area, chat_type=chat_type)
         if said is not None:  # said already, in other words: cite it instead of a copy
             return said
         result = append_to(self.workspace, content, target, area=area, tz=self.settings.timezone,

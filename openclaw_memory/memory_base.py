@@ -60,8 +60,11 @@ class Memory(ABC):
 
     @abstractmethod
     def write(self, content: str, *, target: Literal["daily", "memory"] = "daily",
-              now: datetime | None = None, area: str | None = None) -> WriteResult:
-        """Append a note to today's daily file (or ``MEMORY.md``) and index it."""
+              now: datetime | None = None, area: str | None = None,
+              chat_type: ChatType = "direct") -> WriteResult:
+        """Append a note to today's daily file (or ``MEMORY.md``) and index it. Outside a
+        direct chat a note is compared with the daily logs alone for restatements: the answer
+        must not tell a group what ``MEMORY.md`` holds, nor keep its note out of the log."""
 
     def edit(self, citation: str, expected: str, replacement: str | None, *,
              reason: str | None = None, chat_type: ChatType = "direct",

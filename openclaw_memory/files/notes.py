@@ -78,7 +78,9 @@ class WriteResult:
     ``appended`` is true only when a note was added to the end; a duplicate reports the line
     range of the copy already there; ``reason`` is ``replaced`` for a whole-file replace.
     ``warning``: the note is saved but something after it failed (the index could not be
-    updated: the next sync that can write it indexes the note).
+    updated: the next sync that can write it indexes the note). ``existing``: for a
+    duplicate, the text memory already holds there (a restatement in other words, or the
+    same note), so that a caller whose note said a changed value can correct that line.
     """
 
     path: str
@@ -87,6 +89,7 @@ class WriteResult:
     appended: bool
     reason: WriteReason
     warning: str | None = None
+    existing: str | None = None
 
     @property
     def written(self) -> bool:
@@ -308,7 +311,8 @@ def plan_append(existing: bytes, body: str, rel_path: str,
     found = _find_block(lines, note_lines)
     if found is not None:
         end = found + len(note_lines) - 1
-        return None, WriteResult(rel_path, found, end, False, "duplicate")
+        return None, WriteResult(rel_path, found, end, False, "duplicate",
+                                 existing="\n".join(lines[found - 1:end]))
     # Terminate a last line someone left without "\n", then separate blocks by a blank
     # line so each note stays its own Markdown paragraph (and its own findable block).
     prefix = "" if not existing or existing.endswith(b"\n") else "\n"

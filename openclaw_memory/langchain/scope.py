@@ -156,8 +156,9 @@ class ScopedMemory:
                                           "path exactly as memory_search returned it")
         return self.index.get(path, from_line, lines, chat_type=chat_type)
 
-    def write(self, content: str, *, target: Literal["daily", "memory"]) -> WriteResult:
-        return self.index.write(content, target=target, area=self.area)
+    def write(self, content: str, *, target: Literal["daily", "memory"],
+              chat_type: ChatType = "direct") -> WriteResult:
+        return self.index.write(content, target=target, area=self.area, chat_type=chat_type)
 
     def edit(self, citation: str, expected: str, replacement: str | None, *,
              reason: str | None, chat_type: ChatType) -> EditResult:

@@ -381,7 +381,7 @@ class MemoryWriteTool(_MemoryTool):
             raise ToolException("MEMORY.md is private and cannot be written from a group chat; "
                                 "use target='daily' instead.")
         with _as_tool_errors():
-            result = call.memory.write(content, target=target)
+            result = call.memory.write(content, target=target, chat_type=call.chat_type)
         payload = self._payload(call, result)
         return _compact(payload), payload
 
@@ -390,6 +390,13 @@ class MemoryWriteTool(_MemoryTool):
                                "reason": result.reason}
         if result.warning:
             out["warning"] = result.warning
+        if result.existing is not None and call.chat_type == "direct":
+            # What memory already holds, so that a note with a changed value the check took
+            # for a restatement ("赵敏找阿杰理发" beside "赵敏一直找阿强理发") is corrected, not
+            # lost. Direct chats only: a group must not read MEMORY.md through a duplicate.
+            out["existing"] = result.existing
+            out["hint"] = ("Memory already says this. If the fact changed, correct that line "
+                           "with memory_edit.")
         if call.cite:
             out.update(start_line=result.start_line, end_line=result.end_line,
                        citation=citation(result.path, result.start_line, result.end_line))

@@ -304,13 +304,14 @@ class PostgresMemory(Memory):
 
     # -- writing ------------------------------------------------------------------------------
     def write(self, content: str, *, target: Literal["daily", "memory"] = "daily",
-              now: datetime | None = None, area: str | None = None) -> WriteResult:
+              now: datetime | None = None, area: str | None = None,
+              chat_type: ChatType = "direct") -> WriteResult:
         """Append a note to today's daily document (or ``MEMORY.md``), indexed in the same
         transaction: searchable by every replica once this returns."""
         body = normalise_note(content)
         if target == "memory":  # a curated fact carries the day it was learned
             body = stamp_date(body, today(self.settings.timezone, now).isoformat())
-        said = restated_note(self, body, target=target, area=area)
+        said = restated_note(self, body, target=target, area=area, chat_type=chat_type)
         if said is not None:  # said already, in other words: cite it instead of a copy
             return said
         if target == "memory":

@@ -18,6 +18,7 @@ Measured by benchmarks/duplicates.py on every template family of the knowledge-u
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -25,11 +26,12 @@ import numpy as np
 
 from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.files.notes import DATE_STAMP, WriteResult
+from openclaw_memory.files.workspace import dated_name
 from openclaw_memory.search.textsearch import CJK_CHAR, STOP_WORDS
 from openclaw_memory.types import SearchHit
 
 if TYPE_CHECKING:
-    from openclaw_memory.memory_base import Memory
+    from openclaw_memory.memory_base import ChatType, Memory
 
 __all__ = ["Restatement", "find_restatement", "restated_note"]
 
@@ -100,12 +102,12 @@ def _hit_lines(memory: Memory, hit: SearchHit) -> list[str]:
 
 
 def find_restatement(memory: Memory, note: str, *, threshold: float,
-                     path_prefix: str | None = None,
-                     only_in: str | None = None) -> Restatement | None:
+                     path_prefix: str | None = None, only_in: str | None = None,
+                     daily_only: bool = False) -> Restatement | None:
     """The line of memory that ``note`` restates, if any: the same words in any file (its
     date stamp and list marker aside), or, with an embedding provider, the same meaning.
     ``only_in``: look in that file alone (a fact promoted from a daily log to ``MEMORY.md``
-    is not a copy of the log's line)."""
+    is not a copy of the log's line); ``daily_only``: look in the daily logs alone."""
     provider = memory.provider
     bare = _bare(note)
     if not bare or "\n" in bare.strip():
@@ -113,7 +115,7 @@ def find_restatement(memory: Memory, note: str, *, threshold: float,
     # Every candidate, however low it scores: a one-line note against a long chunk of a
     # curated file scores below the relevance gate, and the comparison below decides.
     response = memory.search(bare, max_results=_CANDIDATES, min_score=0.0, path_prefix=path_prefix,
-                             path_filter=None if only_in is None else only_in.__eq__)
+                             path_filter=_looked_in(only_in, daily_only))
     lines: list[tuple[str, int, str]] = []
     for hit in response.results:
         lines += [(hit.path, hit.start_line + k, text) for k, text in enumerate(_hit_lines(memory, hit))
@@ -139,18 +141,26 @@ def find_restatement(memory: Memory, note: str, *, threshold: float,
     return best
 
 
+def _looked_in(only_in: str | None, daily_only: bool) -> Callable[[str], bool] | None:
+    if only_in is not None:
+        return only_in.__eq__
+    return (lambda path: dated_name(path) is not None) if daily_only else None
+
+
 def restated_note(memory: Memory, content: str, *, target: Literal["daily", "memory"],
-                  area: str | None) -> WriteResult | None:
+                  area: str | None, chat_type: ChatType = "direct") -> WriteResult | None:
     """What ``memory.write`` answers instead of writing ``content`` when memory already says
-    it (in any file, or in the curated file for a note meant for it), with the
-    ``write.restatement_similarity`` setting; None: write it. Both backends ask this first."""
+    it (in any file, or in the curated file for a note meant for it; outside a direct chat
+    in the daily logs alone), with the ``write.restatement_similarity`` setting; None: write
+    it. Both backends ask this first."""
     threshold = memory.settings.write.restatement_similarity
     if threshold is None:
         return None
     curated = (f"{area}/MEMORY.md" if area is not None else memory.curated_name()
                ) if target == "memory" else None
     found = find_restatement(memory, content, threshold=threshold,
-                             path_prefix=None if area is None else area + "/", only_in=curated)
+                             path_prefix=None if area is None else area + "/", only_in=curated,
+                             daily_only=chat_type != "direct")
     return None if found is None else WriteResult(found.path, found.line, found.line, False,
-                                                  "duplicate")
+                                                  "duplicate", existing=found.text)
 

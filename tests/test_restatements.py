@@ -65,6 +65,20 @@ def test_a_restatement_in_quite_other_words_is_still_caught(
     assert result.reason == "duplicate" and result.start_line == line, note
 
 
+def test_a_persons_names_and_the_values_name_all_held_need_less_likeness(tmp_path: Path) -> None:
+    ws = tmp_path / "ws4"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("# Facts\n\n- Kira Sato started going to Otto for haircuts.\n"
+                                  "- Kira Sato moved to Lisbon.\n", encoding="utf-8")
+    with MemoryIndex.open(ws, index_path=tmp_path / "n.sqlite", **OPTS) as memory:
+        memory.sync()
+        # Cosine 0.55 with line 3: under the threshold, but Kira Sato and Otto are both there.
+        said = memory.write("Kira Sato books Otto for a trim every month.")
+        assert (said.reason, said.start_line) == ("duplicate", 3)
+        # Another barber is another value, however alike the words.
+        assert memory.write("Kira Sato books Nico for a trim every month.").appended
+
+
 def test_a_restatement_of_one_line_in_a_long_curated_file_is_found(tmp_path: Path) -> None:
     # One line against a chunk of many scores below the relevance gate: the check must still
     # compare it (it searched with the gate, found nothing and wrote a copy).

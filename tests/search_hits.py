@@ -3,6 +3,7 @@ happens to hits after scoring (dates, newer first, present values)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from openclaw_memory.search.subject_lines import PlacedLine
@@ -26,3 +27,24 @@ def default_embed() -> Any:
 def curated_lines(*lines: str, path: str = "MEMORY.md") -> list[PlacedLine]:
     """``lines`` as a curated file's, numbered from 1."""
     return [PlacedLine(text, path, n, f"{path}:1") for n, text in enumerate(lines, 1)]
+
+
+def barbers_workspace(ws: Path) -> Path:
+    """Twelve people's haircut lines in MEMORY.md and in daily logs, all in the words a
+    question asks with ("X现在找谁理发？"), and 王芳's change in other words (剪头发), on
+    2025-03-05 at line 3: the search alone ranks everyone's lines above it."""
+    (ws / "memory").mkdir(parents=True)
+    people = ["赵敏", "张伟", "黄涛", "周婷", "吴昊", "李强", "刘洋", "陈静", "杨磊", "胡军",
+              "朱琳", "郭雪"]
+    barbers = ["阿强", "阿杰", "老周", "小美"]
+    facts = "".join(f"- {who}一直找{barbers[n % 4]}理发。\n" for n, who in enumerate(people))
+    (ws / "MEMORY.md").write_text("# 事实\n\n- 王芳一直找小美理发。\n" + facts, encoding="utf-8")
+    for day in range(1, 29):
+        lines = [f"- {people[(day + k) % 12]}现在找{barbers[(day + k) % 4]}理发。" for k in range(3)]
+        lines.insert(1, "- 看了季度预算。")
+        (ws / "memory" / f"2025-02-{day:02d}.md").write_text("\n".join(lines) + "\n",
+                                                             encoding="utf-8")
+    (ws / "memory" / "2025-03-05.md").write_text(
+        "- 三楼的打印机又坏了。\n- 看了季度预算。\n- 王芳改去找老周剪头发了。\n- 预约了牙医。\n",
+        encoding="utf-8")
+    return ws

@@ -10,6 +10,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from search_hits import barbers_workspace
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.errors import ContentError, PathRefusedError, StoreError
@@ -147,6 +148,16 @@ def test_export_writes_what_was_written_byte_for_byte_and_publish_loads_it_back(
         assert other.publish(tmp_path / "out", mirror=True).deleted == 1
         assert other.search("Kestrel Monday").results[0].path == "memory/2026-03-02.md"
         assert other.search("kestrel friday").results[0].path != "memory/projects/kestrel.md"
+
+
+def test_a_named_persons_newest_line_no_hit_cites_is_surfaced_as_on_sqlite(
+        pg_dsn: str, tmp_path: Path) -> None:
+    folder = barbers_workspace(tmp_path / "barbers")
+    with PostgresMemory.open(pg_dsn, workspace="barbers", timezone="UTC") as memory:  # real model
+        memory.publish(folder)
+        hits = memory.search("王芳现在找谁理发？").results
+    assert hits[0].citation == "memory/2025-03-05.md#L3" and hits[0].explanation.surfaced
+    assert hits[1].superseded_by == "memory/2025-03-05.md#L3"
 
 
 def test_workspaces_share_a_database_but_no_search_get_or_write_crosses_them(

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from search_hits import cited_hit, curated_lines, default_embed
+from search_hits import barbers_workspace, cited_hit, curated_lines, default_embed
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.search.recency import newer_first
@@ -75,21 +75,7 @@ def test_a_chinese_lead_no_hit_cites_is_found_in_memory() -> None:
 def test_a_chinese_question_gets_the_named_persons_newest_line(tmp_path: Path) -> None:
     # Everyone's haircut lines share the question's words; the named person's change says
     # 剪头发, not 理发: the search alone ranks the curated file and others' lines first.
-    ws = tmp_path / "ws"
-    (ws / "memory").mkdir(parents=True)
-    people = ["赵敏", "张伟", "黄涛", "周婷", "吴昊", "李强", "刘洋", "陈静", "杨磊", "胡军",
-              "朱琳", "郭雪"]
-    barbers = ["阿强", "阿杰", "老周", "小美"]
-    facts = "".join(f"- {who}一直找{barbers[n % 4]}理发。\n" for n, who in enumerate(people))
-    (ws / "MEMORY.md").write_text("# 事实\n\n- 王芳一直找小美理发。\n" + facts, encoding="utf-8")
-    for day in range(1, 29):
-        lines = [f"- {people[(day + k) % 12]}现在找{barbers[(day + k) % 4]}理发。" for k in range(3)]
-        lines.insert(1, "- 看了季度预算。")
-        (ws / "memory" / f"2025-02-{day:02d}.md").write_text("\n".join(lines) + "\n",
-                                                             encoding="utf-8")
-    (ws / "memory" / "2025-03-05.md").write_text(
-        "- 三楼的打印机又坏了。\n- 看了季度预算。\n- 王芳改去找老周剪头发了。\n- 预约了牙医。\n",
-        encoding="utf-8")
+    ws = barbers_workspace(tmp_path / "ws")
     with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
         hits = memory.search("王芳现在找谁理发？").results
     assert hits[0].citation == "memory/2025-03-05.md#L3"

@@ -262,9 +262,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--configs", default="default,score-order,keyword-only,consolidated,"
                                              "consolidated+score-order")
-    parser.add_argument("--families", default="a,b,c,d,e,f,g,h,i", help="template families "
+    parser.add_argument("--families", default="a,b,c,d,e,f,g,h,i,j", help="template families "
                         "(a-d: the ranking was built, checked or tuned on them; e chose between "
-                        "variants of it; f was read at stop 40; g was never read)")
+                        "variants of it; f, h and i were read; g was never read; j was run once "
+                        "blind: _knowledge_templates.py)")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     print(machine_report())

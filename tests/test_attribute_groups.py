@@ -4,6 +4,7 @@ curated lines no hit cites still shape the groups and never become hits."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -20,9 +21,10 @@ from openclaw_memory.search.attribute_groups import (
     content_words,
     line_alike,
 )
-from openclaw_memory.search.pipeline import _curated_text
 from openclaw_memory.search.recency import newer_first
+from openclaw_memory.search.request import SearchRequest
 from openclaw_memory.search.subject_lines import PlacedLine
+from openclaw_memory.search.subject_reads import curated_reader, subject_reader
 
 
 @pytest.fixture(scope="module")
@@ -123,8 +125,19 @@ class _FailingStore:
 
 def test_a_store_that_fails_reading_curated_lines_leaves_the_hits_as_ranked() -> None:
     curated = cited_hit("MEMORY.md", "- Ada Park lives in Lisbon.", 0.5)
-    assert _curated_text(_FailingStore(), [curated])() == []  # type: ignore[arg-type]
-    assert _curated_text(_FailingStore(), [])() == []  # type: ignore[arg-type]
+    assert curated_reader(_FailingStore(), [curated])() == []  # type: ignore[arg-type]
+    assert curated_reader(_FailingStore(), [])() == []  # type: ignore[arg-type]
+
+
+class _FailingKeywords:
+    def keyword_search(self, *args: Any, **kwargs: Any) -> list[tuple[int, float]]:
+        raise StoreError("disk I/O error")
+
+
+def test_a_store_that_fails_reading_a_subjects_lines_reads_none() -> None:
+    request = SearchRequest("Where does Ada Park live now?", 6, None, ("memory",), True,
+                            datetime(2026, 3, 1, tzinfo=UTC))
+    assert subject_reader(_FailingKeywords(), request)({"ada", "park"}) == []  # type: ignore[arg-type]
 
 
 def test_a_line_without_embedded_words_compares_by_its_sentence_alone() -> None:

@@ -17,7 +17,7 @@ import numpy as np
 from openclaw_memory.config import SearchSettings
 from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.errors import EmbeddingError, IndexCorruptError, StoreError
-from openclaw_memory.files.workspace import dated_name, is_daily
+from openclaw_memory.files.workspace import is_daily
 from openclaw_memory.search.absent import absent_gate, absent_terms
 from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.before import split_anchor
@@ -32,14 +32,13 @@ from openclaw_memory.search.dates import (
 )
 from openclaw_memory.search.hits import build_hits
 from openclaw_memory.search.keywords import candidate_query, keyword_candidates
-from openclaw_memory.search.present_value import curated
 from openclaw_memory.search.querylimits import bound_query
 from openclaw_memory.search.querylines import best_line_cosines, blend, query_lines
 from openclaw_memory.search.ranking import Candidate, decay_multiplier, evidence, fuse, mmr_order
 from openclaw_memory.search.recency import LOOKAHEAD, looks_wider, newer_first
 from openclaw_memory.search.request import SearchRequest
-from openclaw_memory.search.subject_lines import PlacedLine, SubjectText
-from openclaw_memory.search.textsearch import keyword_terms, quote_term
+from openclaw_memory.search.subject_reads import curated_reader, subject_reader
+from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.search.translation import QueryTranslation, present, translate_query
 from openclaw_memory.store import ChunkRow
 from openclaw_memory.types import SearchHit
@@ -112,10 +111,6 @@ class _Candidates:
 #: A question naming a period whose daily files hold more chunks than this (a whole year of
 #: a busy log) gets the date bonus among its candidates but adds no candidates of its own.
 _DATED_MAX = 5000
-#: The most chunks of curated files read to group a subject's lines by attribute.
-_CURATED_CHUNKS = 200
-#: The most chunks naming a question's subject read for its lines no hit cites.
-_SUBJECT_CHUNKS = 60
 
 
 def _dated_candidates(store: SearchBackend, found: _Candidates, request: SearchRequest,
@@ -460,8 +455,8 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
         hits = (*hits, *further[len(hits):])
     # Every hit is dated; reordering newer first is opt-in (search.newer_first).
     hits = newer_first(hits, request.query, embed, reorder=settings.newer_first,
-                       curated_text=_curated_text(store, hits),
-                       subject_text=_subject_text(store, request),
+                       curated_text=curated_reader(store, hits),
+                       subject_text=subject_reader(store, request),
                        anchor=anchor)[:request.max_results]
     hits = within_budget(hits, settings.max_injected_chars, notes)
     best = scores[fused[0].key] if fused else None
@@ -473,49 +468,6 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
         notes.append(f"low confidence: the best score reached low_confidence_gate "
                      f"{settings.low_confidence_gate:.2f}; {len(weak)} hit(s) shown apart")
     return SearchOutcome(hits, mode, tuple(notes), found.error, best, low_confidence=weak)
-
-
-def _curated_text(store: SearchBackend, hits: Sequence[SearchHit]) -> Callable[[], list[PlacedLine]]:
-    """The lines of the curated files among ``hits`` (at most :data:`_CURATED_CHUNKS` chunks),
-    read when asked; none when the store fails (the hits stand as ranked)."""
-    def read() -> list[PlacedLine]:
-        paths = sorted({hit.path for hit in hits if curated(hit)})
-        if not paths:
-            return []
-        try:
-            keys = store.chunk_keys(paths, _CURATED_CHUNKS)[:_CURATED_CHUNKS]
-            rows = store.chunks(keys)
-        except StoreError:
-            return []
-        return [PlacedLine(line, rows[key].path, rows[key].start_line + n, rows[key].id)
-                for key in keys if key in rows
-                for n, line in enumerate(rows[key].text.splitlines())]
-    return read
-
-
-def _subject_text(store: SearchBackend, request: SearchRequest) -> SubjectText:
-    """The lines of the chunks (at most :data:`_SUBJECT_CHUNKS`) holding every term of a
-    subject, newest daily file first, then the undated files; read when asked, none when the
-    store fails. Transcripts' chunks are rendered messages, not file lines: left out."""
-    def read(subject: set[str]) -> list[PlacedLine]:
-        terms = keyword_terms(" ".join(sorted(subject)))
-        if not terms:
-            return []
-        try:
-            found = store.keyword_search(" AND ".join(quote_term(t) for t in terms),
-                                         _SUBJECT_CHUNKS, ("memory",),
-                                         path_prefix=request.path_prefix)
-            rows = store.chunks([key for key, _ in found])
-        except StoreError:
-            return []
-        kept = [row for row in rows.values() if "memory" in request.sources
-                and (request.path_filter is None or request.path_filter(row.path))]
-        kept.sort(key=lambda row: (str(dated_name(row.path) or ""), row.path, row.start_line),
-                  reverse=True)
-        return [PlacedLine(line, row.path, row.start_line + n, row.id) for row in kept
-                if len(lines := row.text.split("\n")) == row.end_line - row.start_line + 1
-                for n, line in enumerate(lines)]
-    return read
 
 
 def _low_confidence(passing: Sequence[Candidate], scores: Mapping[int, float],

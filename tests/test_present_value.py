@@ -205,6 +205,18 @@ def test_a_place_one_helps_at_and_a_number_moved_to_a_carrier_name_no_attribute(
     assert attributes_of("moved to Lyon") == {"home"}
 
 
+def test_a_projects_ticket_tracker_and_design_tool_are_attributes() -> None:
+    # Family i: "We migrated the Kestrel issues into Jira" had grouped with the design tool's
+    # lines, and "Where does Kestrel track tickets now?" answered from the curated line.
+    for text in ("We migrated the Kestrel issues into Jira.", "Kestrel tracks its tickets in Trello.",
+                 "Where does track tickets now?", "青松的需求迁到了飞书项目。"):
+        assert "tracker" in attributes_of(text), text
+    for text in ("The Kestrel designers switched to Figma.", "Kestrel mockups are drawn in Sketch now.",
+                 "Which design tool does use now?"):
+        assert attributes_of(text) == {"design"}, text
+    assert attributes_of("has health issues") == set()
+
+
 def test_whose_team_lead_is_a_manager_and_a_team_lead_a_role() -> None:
     assert attributes_of("'s team lead is now Rafael") == {"manager"}
     assert attributes_of("was moved under Helen") == {"manager"}

@@ -153,6 +153,12 @@ ATTRIBUTES: dict[str, re.Pattern[str]] = {
                              r"golang", r"kotlin", r"typescript", r"javascript", r"scala",
                              r"elixir", r"c\+\+")
                       + r"|数据库|框架|接口|编程语言|重写|代码",
+        "tracker": _words(r"tickets?", r"issue tracker", r"(?<=the )\w+ issues", r"backlog",
+                          r"(?<=['\u2019]s )board", r"kanban", r"sprint board", r"jira")
+                   + r"|任务|需求|看板|工单",
+        "design": _words(r"designs?", r"designers?", r"mockups?", r"wireframes?", r"prototypes?",
+                         r"figma")
+                  + r"|设计|原型|设计稿",
         "hosting": _words(r"host\w*", r"cloud", r"aws", r"azure", r"gcp", r"servers?",
                           r"deploy\w*", r"data ?cent(?:er|re)s?", r"on-?prem\w*", r"kubernetes")
                    + r"|部署|服务器|云",

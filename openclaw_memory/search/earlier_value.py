@@ -19,12 +19,15 @@ up cycling") is about the attribute asked, and its date is when the later value 
   person who moved twice may mean either); lines of the group neither alike to the anchor's
   nor fitting the question (:data:`NEAR_ANCHOR`) come after the others. The other hits keep
   their order;
-* a curated line holding an earlier value that no hit cites (the search's passage of
-  ``MEMORY.md`` is about her flat, not her sport) becomes a hit of its own, citing that line
-  (at most :data:`MOST_SURFACED`).
+* a line holding an earlier value that no hit cites (the search's passage of ``MEMORY.md`` is
+  about her flat, not her sport; or a line of hers the search did not reach:
+  search/subject_lines.py) becomes a hit of its own, citing that line (at most
+  :data:`MOST_SURFACED`).
 
-Measured by benchmarks/knowledge_update.py: history recall@6 on its nine template families
-went from 69-85 % (the subject's lines in the encoder's order) to 90-98 %.
+Measured by benchmarks/knowledge_update.py: history recall@6 on its first nine template
+families went from 69-85 % (the subject's lines in the encoder's order) to 90-98 % with the
+cited and curated lines, 90-100 % with the subject's lines anywhere (family j, run blind:
+100).
 
 Nothing moves when no line names the subject and the anchor, when no line of the anchor's
 group is older than it, when the lines are a conversation's logs alone (a speaker's lines are
@@ -60,8 +63,8 @@ from openclaw_memory.types import SearchHit
 __all__ = ["MOST_SURFACED", "earlier_value_first", "holds_value"]
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-#: The most curated lines no hit cites that become hits of their own (the values before the
-#: anchor that the search's passages of ``MEMORY.md`` left out).
+#: The most lines no hit cites that become hits of their own (values before the anchor that
+#: the search's passages of ``MEMORY.md`` left out, or the subject's lines it did not reach).
 MOST_SURFACED = 2
 #: A line of the anchor's group is taken for one of its values when it is at least this alike
 #: to an anchor line, or fits the question at least :data:`FIT_FLOOR`; the group's other
@@ -69,7 +72,8 @@ MOST_SURFACED = 2
 #: her homes when nothing else is about cars); on benchmarks/knowledge_update.py's families
 #: the value just before the anchor came first for 91.0 / 94.1 / 94.9 / 89.9 / 79.4 / 89.5 /
 #: 85.9 / 76.2 / 77.9 % of history questions (a-i) against 91.0 / 94.1 / 93.5 / 89.9 / 79.4 /
-#: 88.7 / 86.7 / 77.9 / 75.2 % with every line of the group alike.
+#: 88.7 / 86.7 / 77.9 / 75.2 % with every line of the group alike (when this was chosen,
+#: before the subject's lines anywhere were read).
 NEAR_ANCHOR = 0.45
 FIT_FLOOR = 0.1
 #: The shortest end of a CJK anchor looked for in a line ("到西安" is found as "西安").

@@ -90,3 +90,15 @@ def test_a_subject_whose_store_read_fails_keeps_the_hits(embed: Any) -> None:
                          curated_text=lambda: curated_lines("- Ada Park lives in Paris."),
                          subject_text=lambda subject: [])
     assert [h.path for h in ranked] == ["memory/2025-03-01.md", "MEMORY.md"]
+
+
+def test_a_group_chat_never_gets_a_private_line_surfaced(tmp_path: Path) -> None:
+    ws = barbers_workspace(tmp_path / "ws")
+    curated = (ws / "MEMORY.md").read_text(encoding="utf-8")
+    (ws / "MEMORY.md").write_text(curated + "- 王芳改找阿杰理发了。 (as of 2025-06-01)\n",
+                                  encoding="utf-8")
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
+        direct = memory.search("王芳现在找谁理发？").results
+        group = memory.search("王芳现在找谁理发？", chat_type="group").results
+    assert direct[0].path == "MEMORY.md" and "阿杰" in direct[0].snippet
+    assert group and all(h.path != "MEMORY.md" for h in group)

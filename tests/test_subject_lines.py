@@ -70,6 +70,10 @@ def test_a_chinese_lead_no_hit_cites_is_found_in_memory() -> None:
              PlacedLine("- 王芳一直找小美理发。", "MEMORY.md", 5, "c2")]
     assert find_subject("王芳现在找谁理发？", cited, lambda probe: found) == ({"王芳"}, [])
     assert find_subject("王芳现在找谁理发？", cited, None) == (set(), [])
+    asked: list[set[str]] = []
+    assert find_subject("我现在找谁理发？", cited, lambda probe: asked.append(probe) or found) == (
+        set(), [])
+    assert asked == []  # a pronoun names nobody to look for
 
 
 def test_a_chinese_question_gets_the_named_persons_newest_line(tmp_path: Path) -> None:

@@ -73,6 +73,8 @@ CJK_FUNCTION = frozenset("哪里什么谁怎样吗呢的了是在现目前如今
 
 #: The characters of the shortest Chinese name.
 _CJK_NAME = 2
+#: A question that begins with a pronoun ("我想...", "他现在...") names nobody to look for.
+_CJK_PRONOUNS = frozenset("我你您他她它咱俺")
 _POSSESSIVE = re.compile(r"['\u2019]s\b")
 
 
@@ -195,7 +197,7 @@ def find_subject(question: str, cited: Sequence[list[str]], subject_text: Subjec
     if subject or subject_text is None or lead is None or len(lead.group(0)) < _CJK_NAME:
         return subject, pool
     probe = lead.group(0)[:_CJK_NAME]
-    if NOW.search(probe) or any(ch in CJK_FUNCTION for ch in probe):
+    if NOW.search(probe) or any(ch in CJK_FUNCTION or ch in _CJK_PRONOUNS for ch in probe):
         return subject, pool
     subject = _cjk_subject(question, [line.text for line in subject_text({probe})])
     return subject, [(k, line) for k, lines in enumerate(cited) for line in lines

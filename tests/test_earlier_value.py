@@ -118,3 +118,17 @@ def test_an_undated_curated_line_counts_as_the_oldest(embed: Any) -> None:
 ])
 def test_a_line_holds_the_anchor_as_a_value(line: str, anchor: str, held: bool) -> None:
     assert holds_value(line, anchor) is held
+
+
+def test_a_curated_line_saying_what_it_replaced_answers_when_no_other_line_does(
+        embed: Any) -> None:
+    # After consolidation the earlier value may live only in the line that replaced it (the
+    # old line went to memory-history/, which is not indexed).
+    hits = [cited_hit("memory/2025-05-01.md", "- Ada Park bought a Honda.", 0.5),
+            cited_hit("MEMORY.md", "- Ada Park is dating Casey. (before: Robin) (as of 2025-04-02)",
+                      0.4)]
+    ranked = newer_first(hits, "Who was Ada Park's partner?", embed, anchor="Casey")
+    assert ranked[0].path == "MEMORY.md"
+    # Its note names the value before Casey, not Robin's successor: asked about Robin, the
+    # line is a later value, not an anchor.
+    assert not holds_value("- Ada Park is dating Casey. (as of 2025-04-02)", "Robin")

@@ -19,6 +19,9 @@ up cycling") is about the attribute asked, and its date is when the later value 
   person who moved twice may mean either); lines of the group neither alike to the anchor's
   nor fitting the question (:data:`NEAR_ANCHOR`) come after the others. The other hits keep
   their order;
+* a curated line of the anchor that says what it replaced ("dating Casey. (before: Robin)",
+  as consolidation writes it) comes first of all: after consolidation the replaced line is
+  in memory-history/ (not indexed) and the value before may have no other line;
 * a line holding an earlier value that no hit cites (the search's passage of ``MEMORY.md`` is
   about her flat, not her sport; or a line of hers the search did not reach:
   search/subject_lines.py) becomes a hit of its own, citing that line (at most
@@ -76,6 +79,8 @@ MOST_SURFACED = 2
 #: before the subject's lines anywhere were read).
 NEAR_ANCHOR = 0.45
 FIT_FLOOR = 0.1
+#: What a curated line says it replaced: "(before: Paris)" (the format langgraph/consolidation.py asks for).
+_BEFORE_NOTE = re.compile(r"\s*[(\uff08]before[:\uff1a]\s*[^)\uff09]*[)\uff09]", re.IGNORECASE)
 #: The shortest end of a CJK anchor looked for in a line ("到西安" is found as "西安").
 _CJK_VALUE = 2
 
@@ -105,7 +110,7 @@ def earlier_value_first(hits: Sequence[SearchHit], question: str, anchor: str,
         return tuple(hits)
     extra = uncited_lines(pool, hits, subject, curated_text, subject_text)
     lines = [*(line for _, line in pool), *(line.text for line in extra)]
-    holding = [holds_value(line, anchor) for line in lines]
+    holding = [holds_value(_BEFORE_NOTE.sub("", line), anchor) for line in lines]
     if not any(holding) or all(holding):
         return tuple(hits)
     kept = [*(curated(hits[k]) for k, _ in pool), *(dated_name(line.path) is None for line in extra)]
@@ -121,9 +126,13 @@ def earlier_value_first(hits: Sequence[SearchHit], question: str, anchor: str,
     earlier = _before_anchor(group, holding, days)
     near = {i for i in earlier if float(compared.alike[i, anchors].max()) >= NEAR_ANCHOR
             or float(compared.fit[i]) >= FIT_FLOOR}
+    # A line of the anchor saying what it replaced ("dating Casey (before: Robin)", as
+    # consolidation writes them) answers first: the value before may be in no other line.
+    said_before = [i for i in anchors if _BEFORE_NOTE.search(lines[i])]
     first: list[SearchHit] = []
     moved: set[int] = set()
-    for i in [*(i for i in earlier if i in near), *(i for i in earlier if i not in near)]:
+    for i in [*said_before, *(i for i in earlier if i in near),
+              *(i for i in earlier if i not in near)]:
         if i < len(pool) and pool[i][0] not in moved:
             moved.add(pool[i][0])
             first.append(replace(hits[pool[i][0]], as_of=days[i] or hits[pool[i][0]].as_of))

@@ -4,6 +4,7 @@ curated lines no hit cites still shape the groups and never become hits."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -134,6 +135,28 @@ class _FailingKeywords:
         raise StoreError("disk I/O error")
 
 
+class _CountingKeywords:
+    def __init__(self) -> None:
+        self.searches = 0
+
+    def keyword_search(self, *args: Any, **kwargs: Any) -> list[tuple[int, float]]:
+        self.searches += 1
+        return []
+
+    def chunks(self, keys: Any) -> dict[int, Any]:
+        return {}
+
+
+def test_a_subjects_lines_are_read_once_per_search_and_not_for_other_sources() -> None:
+    store = _CountingKeywords()
+    request = SearchRequest("王芳现在找谁理发？", 6, None, ("memory",), True,
+                            datetime(2026, 3, 1, tzinfo=UTC))
+    read = subject_reader(store, request)  # type: ignore[arg-type]
+    assert read({"王芳"}) == [] and read({"王芳"}) == [] and store.searches == 1
+    sessions = subject_reader(store, replace(request, sources=("sessions",)))  # type: ignore[arg-type]
+    assert sessions({"王芳"}) == [] and store.searches == 1
+
+
 def test_a_store_that_fails_reading_a_subjects_lines_reads_none() -> None:
     request = SearchRequest("Where does Ada Park live now?", 6, None, ("memory",), True,
                             datetime(2026, 3, 1, tzinfo=UTC))
@@ -146,11 +169,16 @@ def test_a_line_without_embedded_words_compares_by_its_sentence_alone() -> None:
     assert alike[0, 1] == pytest.approx(0.6)  # no words to match: the sentences' cosine
 
 
-def test_the_curated_lines_read_for_grouping_are_bounded() -> None:
-    from openclaw_memory.search.subject_lines import MOST_LINES, with_curated
+def test_the_lines_read_for_grouping_are_bounded() -> None:
+    from openclaw_memory.search.subject_lines import MOST_LINES, lines_and_curated, uncited_lines
 
     hit = cited_hit("MEMORY.md", "- Ada Park lives in Lisbon.", 0.5)
+    pool = [(0, "- Ada Park lives in Lisbon.")]
     many = curated_lines(*(f"- Ada Park note {i}." for i in range(5 * MOST_LINES)))
-    lines, kept = with_curated([(0, "- Ada Park lives in Lisbon.")], [hit], {"ada", "park"},
-                             lambda: many)
-    assert len(lines) == MOST_LINES and all(kept)
+    daily = [PlacedLine(f"- Ada Park did {i}.", "memory/2025-01-02.md", i, "c") for i in range(99)]
+    extra = uncited_lines(pool, [hit], {"ada", "park"}, lambda: many, lambda subject: daily)
+    lines, kept = lines_and_curated(pool, [hit], extra)
+    assert len(lines) == MOST_LINES and all(kept)  # curated first, and the bound is full
+    few = uncited_lines(pool, [hit], {"ada", "park"}, lambda: many[:3], lambda subject: daily)
+    lines, kept = lines_and_curated(pool, [hit], few)
+    assert len(lines) == MOST_LINES and kept[:4] == [True] * 4 and not any(kept[4:])

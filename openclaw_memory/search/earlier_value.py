@@ -43,7 +43,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from openclaw_memory.files.workspace import dated_name
 from openclaw_memory.search.present_value import (
     DateOf,
     Embed,
@@ -51,10 +50,11 @@ from openclaw_memory.search.present_value import (
     conversation_only,
 )
 from openclaw_memory.search.subject_lines import (
+    HAN,
     CuratedText,
     SubjectText,
-    curated,
     find_subject,
+    lines_and_curated,
     names_someone,
     placed_day,
     placed_hit,
@@ -65,7 +65,6 @@ from openclaw_memory.types import SearchHit
 
 __all__ = ["MOST_SURFACED", "earlier_value_first", "holds_value"]
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 #: The most lines no hit cites that become hits of their own (values before the anchor that
 #: the search's passages of ``MEMORY.md`` left out, or the subject's lines it did not reach).
 MOST_SURFACED = 2
@@ -89,7 +88,7 @@ def holds_value(line: str, anchor: str) -> bool:
     """Whether ``line`` states the value ``anchor``: each of its terms as a word; a CJK
     anchor, or its end of two characters or more, as written (the verb before a Chinese value
     is not always where search/before.py cut it)."""
-    if _CJK.search(anchor):
+    if HAN.search(anchor):
         shortest = min(_CJK_VALUE, len(anchor))
         return any(anchor[start:] in line for start in range(len(anchor) - shortest + 1))
     terms = keyword_terms(anchor)
@@ -109,11 +108,10 @@ def earlier_value_first(hits: Sequence[SearchHit], question: str, anchor: str,
             or conversation_only(question, cited, hits)):
         return tuple(hits)
     extra = uncited_lines(pool, hits, subject, curated_text, subject_text)
-    lines = [*(line for _, line in pool), *(line.text for line in extra)]
+    lines, kept = lines_and_curated(pool, hits, extra)
     holding = [holds_value(_BEFORE_NOTE.sub("", line), anchor) for line in lines]
     if not any(holding) or all(holding):
         return tuple(hits)
-    kept = [*(curated(hits[k]) for k, _ in pool), *(dated_name(line.path) is None for line in extra)]
     compared = compare_lines(question, subject, lines, kept, embed)
     if compared is None:
         return tuple(hits)

@@ -37,17 +37,18 @@ import numpy as np
 
 from openclaw_memory.embeddings.base import normalize_rows
 from openclaw_memory.files.notes import DATE_STAMP
-from openclaw_memory.files.workspace import dated_name
 from openclaw_memory.search.attribute_groups import attribute_groups, content_words, line_alike
 from openclaw_memory.search.attributes import attributes_of, hinted_attributes
 from openclaw_memory.search.subject_lines import (
     CJK_FUNCTION,
+    HAN,
     NOW,
     CuratedText,
     PlacedLine,
     SubjectText,
     curated,
     find_subject,
+    lines_and_curated,
     named_text,
     names_someone,
     placed_day,
@@ -80,7 +81,6 @@ CUE_WEIGHT = 0.2
 STEM_BONUS = 0.2
 #: A question is a sentence: longer text (a pasted dialogue) is never read as asking "now".
 _QUESTION_WORDS = 30
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 #: A measure word after which, which, this, that, each: 家 in 哪家公司 ("which company") is
 #: no home, 个 in 哪个城市 no thing ("张伟家里新来了一只柯基" shared 家 with the company asked).
 _COUNTED = re.compile(r"(?<=[哪这那几每])[家个位只条种所]")
@@ -112,7 +112,7 @@ def asks_present(question: str) -> bool:
     live?", "王芳住在哪里" (not a question about the past, nor a statement)."""
     if _question_words(question) > _QUESTION_WORDS or _PAST.search(question):
         return False
-    if _CJK.search(question) and not re.search(r"[A-Za-z]{3,}", question):
+    if HAN.search(question) and not re.search(r"[A-Za-z]{3,}", question):
         return bool(_CJK_QUESTION.search(question))
     return bool(_PRESENT.search(question)) and question.rstrip().endswith("?")
 
@@ -120,7 +120,7 @@ def asks_present(question: str) -> bool:
 def _question_words(question: str) -> int:
     # CJK text has no spaces: two characters count as a word (a pasted Chinese dialogue
     # with one 现在 in it is no question).
-    return len(question.split()) + len(_CJK.findall(question)) // 2
+    return len(question.split()) + len(HAN.findall(question)) // 2
 
 
 def _stems(text: str, subject: set[str]) -> set[str]:
@@ -130,7 +130,7 @@ def _stems(text: str, subject: set[str]) -> set[str]:
     words = {w.lower() for w in _LATIN_WORD.findall(plain)}
     stems = {w[:4] for w in words if w not in STOP_WORDS and w not in subject}
     named = "".join(subject)
-    return stems | {c for c in _CJK.findall(plain) if c not in named and c not in CJK_FUNCTION}
+    return stems | {c for c in HAN.findall(plain) if c not in named and c not in CJK_FUNCTION}
 
 
 def unit_rows(vectors: Any) -> np.ndarray:
@@ -275,8 +275,7 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     named = names_someone(question) and not said and bool(hits)
     extra = uncited_lines(pool, hits, subject, curated_text,
                           subject_text if named else None) if subject else []
-    lines = [*(line for _, line in pool), *(line.text for line in extra)]
-    kept = [*(curated(hits[k]) for k, _ in pool), *(dated_name(line.path) is None for line in extra)]
+    lines, kept = lines_and_curated(pool, hits, extra)
     # One cited line can still be told apart from the subject's curated lines no hit cites.
     judged = _answers(question, subject, lines, kept, embed,
                       close=said and now) if len(lines) >= 2 else None

@@ -29,7 +29,7 @@ from datetime import date
 from typing import Any
 
 from openclaw_memory.files.notes import DATE_STAMP
-from openclaw_memory.files.workspace import dated_name, valid_date
+from openclaw_memory.files.workspace import dated_name
 from openclaw_memory.search.earlier_value import earlier_value_first
 from openclaw_memory.search.present_value import (
     asks_now,
@@ -38,7 +38,7 @@ from openclaw_memory.search.present_value import (
     present_value_first,
     unit_rows,
 )
-from openclaw_memory.search.subject_lines import CuratedText, SubjectText
+from openclaw_memory.search.subject_lines import CuratedText, SubjectText, learned_on
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.types import SearchHit
 
@@ -79,11 +79,9 @@ def fact_line(hit: SearchHit, asked: set[str]) -> str:
 
 def as_of(hit: SearchHit, line: str | None = None) -> date | None:
     """The day the hit's fact was learned, when the notes say."""
-    if hit.source == "memory":
-        named = dated_name(hit.path)
-        if named is not None:
-            return named
-    return valid_date(DATE_STAMP.search(line if line is not None else "\n".join(_cited_lines(hit))))
+    text = line if line is not None else "\n".join(_cited_lines(hit))
+    # A transcript is named by its session, not its day: only its stamps date it.
+    return learned_on(hit.path if hit.source == "memory" else "", text)
 
 
 def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = None, *,

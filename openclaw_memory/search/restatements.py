@@ -85,8 +85,9 @@ def _pinned(text: str) -> set[str]:
 
 
 def _names_value(pinned: set[str]) -> bool:
-    """Whether a note's names are more than whom it is about: two or more (a person and a
-    place, a project and a tool), so that a line holding them all is most likely the fact."""
+    """Whether a note's names are more than whom it is about: :data:`_NAMES_FOR_MARGIN` or
+    more (a person's two and a value's), so that a line holding them all is most likely the
+    fact."""
     return len({t for t in pinned if len(t) > 1}) >= _NAMES_FOR_MARGIN
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.files.workspace import dated_name, valid_date
@@ -21,10 +22,10 @@ from openclaw_memory.search.snippets import citation, clamp_snippet, with_source
 from openclaw_memory.search.textsearch import STOP_WORDS, keyword_terms
 from openclaw_memory.types import HitExplanation, SearchHit
 
-__all__ = ["CJK_FUNCTION", "MOST_LINES", "NOW", "CuratedText", "PlacedLine", "SubjectText", "curated",
-           "find_subject", "mentions", "named_text", "names_someone", "placed_day", "placed_hit",
-           "question_subject", "subject_pool", "uncited_curated", "uncited_lines", "with_curated",
-           "without_subject"]
+__all__ = ["CJK_FUNCTION", "HAN", "MOST_LINES", "NOW", "CuratedText", "PlacedLine", "SubjectText",
+           "curated", "find_subject", "learned_on", "lines_and_curated", "mentions", "named_text",
+           "names_someone", "placed_day", "placed_hit", "question_subject", "subject_pool",
+           "uncited_curated", "uncited_lines", "without_subject"]
 
 
 
@@ -65,7 +66,8 @@ _WHEN = re.compile(r"(?i)\b(?:(?:this|next|last|every|each|the)\s+(?:week|month|
                    r"weekly|daily|monthly)\b")
 
 _NAME = re.compile(r"[^\W\d_][\w'\u2019-]*")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+#: One Han character (the Chinese names, leads and values these modules read).
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _CJK_LEAD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 
 #: CJK characters that ask or link rather than say what is asked about.
@@ -230,13 +232,12 @@ def uncited_lines(pool: Sequence[tuple[int, str]], hits: Sequence[SearchHit], su
     return found
 
 
-def with_curated(pool: Sequence[tuple[int, str]], hits: Sequence[SearchHit], subject: set[str],
-                 curated_text: CuratedText | None) -> tuple[list[str], list[bool]]:
-    """The pool's lines, then the curated lines naming the subject that no hit cites; and
-    which of them are curated."""
-    extra = uncited_curated(pool, subject, curated_text)
-    return ([*(line for _, line in pool), *(c.text for c in extra)],
-            [*(curated(hits[k]) for k, _ in pool), *(True for _ in extra)])
+def lines_and_curated(pool: Sequence[tuple[int, str]], hits: Sequence[SearchHit],
+                      extra: Sequence[PlacedLine]) -> tuple[list[str], list[bool]]:
+    """The pool's lines, then ``extra``'s (lines no hit cites); and which of them are curated
+    (a curated file's: ``MEMORY.md`` or an evergreen note)."""
+    return ([*(line for _, line in pool), *(line.text for line in extra)],
+            [*(curated(hits[k]) for k, _ in pool), *(dated_name(line.path) is None for line in extra)])
 
 
 def uncited_curated(pool: Sequence[tuple[int, str]], subject: set[str],
@@ -271,7 +272,13 @@ def placed_hit(place: PlacedLine, score: float, day: str, *, cited: bool) -> Sea
                      HitExplanation(None, None, None, None, score, surfaced=True), as_of=day or None)
 
 
+def learned_on(path: str, text: str) -> date | None:
+    """The day a note's ``text`` was learned: a daily log's date (its file name), else the
+    ``(as of YYYY-MM-DD)`` stamp in the text; None when the notes do not say."""
+    return dated_name(path) or valid_date(DATE_STAMP.search(text))
+
+
 def placed_day(line: PlacedLine) -> str:
-    """A daily log's day, else the line's ``(as of ...)`` stamp; "" (the oldest) when neither."""
-    day = dated_name(line.path) or valid_date(DATE_STAMP.search(line.text))
+    """:func:`learned_on` of a line, ISO; "" (the oldest) when undated."""
+    day = learned_on(line.path, line.text)
     return day.isoformat() if day else ""

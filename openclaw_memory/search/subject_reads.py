@@ -43,24 +43,34 @@ def curated_reader(store: SearchBackend, hits: Sequence[SearchHit]) -> Callable[
 
 def subject_reader(store: SearchBackend, request: SearchRequest) -> SubjectText:
     """The lines of the chunks (at most :data:`SUBJECT_CHUNKS`) holding every term of a
-    subject, newest daily file first, then the undated files; read when asked, none when the
-    store fails. Transcripts' chunks are rendered messages, not file lines: left out."""
+    subject, newest daily file first, then the undated files; read when asked (once per
+    subject: a Chinese lead looked up to find the subject is asked for again as the subject),
+    none when the store fails. Transcripts' chunks are rendered messages, not file lines:
+    left out."""
+    read_before: dict[tuple[str, ...], list[PlacedLine]] = {}
+
     def read(subject: set[str]) -> list[PlacedLine]:
-        terms = keyword_terms(" ".join(sorted(subject)))
-        if not terms:
+        terms = tuple(keyword_terms(" ".join(sorted(subject))))
+        if not terms or "memory" not in request.sources:
             return []
-        try:
-            found = store.keyword_search(" AND ".join(quote_term(t) for t in terms),
-                                         SUBJECT_CHUNKS, ("memory",),
-                                         path_prefix=request.path_prefix)
-            rows = store.chunks([key for key, _ in found])
-        except StoreError:
-            return []
-        kept = [row for row in rows.values() if "memory" in request.sources
-                and (request.path_filter is None or request.path_filter(row.path))]
-        kept.sort(key=lambda row: (str(dated_name(row.path) or ""), row.path, row.start_line),
-                  reverse=True)
-        return [PlacedLine(line, row.path, row.start_line + n, row.id) for row in kept
-                if len(lines := row.text.split("\n")) == row.end_line - row.start_line + 1
-                for n, line in enumerate(lines)]
+        if terms not in read_before:
+            read_before[terms] = _subject_lines(store, request, terms)
+        return read_before[terms]
     return read
+
+
+def _subject_lines(store: SearchBackend, request: SearchRequest,
+                   terms: tuple[str, ...]) -> list[PlacedLine]:
+    try:
+        found = store.keyword_search(" AND ".join(quote_term(t) for t in terms), SUBJECT_CHUNKS,
+                                     ("memory",), path_prefix=request.path_prefix)
+        rows = store.chunks([key for key, _ in found])
+    except StoreError:
+        return []
+    kept = [row for row in rows.values()
+            if request.path_filter is None or request.path_filter(row.path)]
+    kept.sort(key=lambda row: (str(dated_name(row.path) or ""), row.path, row.start_line),
+              reverse=True)
+    return [PlacedLine(line, row.path, row.start_line + n, row.id) for row in kept
+            if len(lines := row.text.split("\n")) == row.end_line - row.start_line + 1
+            for n, line in enumerate(lines)]

@@ -95,6 +95,10 @@ def test_capture_is_off_in_group_chats_unless_asked(memory: MemoryIndex) -> None
     _agent(memory, capturer, chat_types=("direct", "group")).invoke(
         {"messages": [HumanMessage("I prefer red wine.")]}, group)
     assert "red wine" in _today_log(memory).read_text()
+    # What MEMORY.md says (private) does not keep a group's note out of the log.
+    _agent(memory, capturer, chat_types=("direct", "group")).invoke(
+        {"messages": [HumanMessage("I prefer tea over coffee.")]}, group)
+    assert "tea over coffee" in _today_log(memory).read_text()
 
 
 def test_a_failing_capture_model_costs_the_run_nothing(memory: MemoryIndex) -> None:

@@ -140,21 +140,22 @@ class MemoryCapture:
         return tail[humans[-self.last_turns] if len(humans) >= self.last_turns else humans[0]:]
 
     def run(self, messages: Sequence[BaseMessage], *, target: ScopedMemory | None = None,
-            ) -> CaptureReport:
+            chat_type: ChatType = "direct") -> CaptureReport:
         turns = list(messages)
         if not turns:
             return CaptureReport()
         answer = run_silently(lambda m, config: self._ask(m, config), turns, CAPTURE_RUN_NAME)
-        return self._save(target or self.memory(), answer)
+        return self._save(target or self.memory(), answer, chat_type)
 
     async def arun(self, messages: Sequence[BaseMessage], *,
-                   target: ScopedMemory | None = None) -> CaptureReport:
+                   target: ScopedMemory | None = None,
+                   chat_type: ChatType = "direct") -> CaptureReport:
         turns = list(messages)
         if not turns:
             return CaptureReport()
         answer = await arun_silently(lambda m, config: self._aask(m, config), turns,
                                      CAPTURE_RUN_NAME)
-        return self._save(target or self.memory(), answer)
+        return self._save(target or self.memory(), answer, chat_type)
 
     def _prompt(self, turns: list[BaseMessage]) -> list[BaseMessage]:
         lines = [f"{'User' if isinstance(m, HumanMessage) else 'Assistant'}: {message_text(m)}"
@@ -179,7 +180,8 @@ class MemoryCapture:
         except Exception as exc:  # reported, never raised into the user's turn
             return f"{type(exc).__name__}: {exc}"
 
-    def _save(self, target: ScopedMemory, answer: CapturedNotes | str) -> CaptureReport:
+    def _save(self, target: ScopedMemory, answer: CapturedNotes | str,
+              chat_type: ChatType) -> CaptureReport:
         if isinstance(answer, str):
             logger.warning("memory capture failed: %s", answer)
             return CaptureReport(error=answer)
@@ -188,7 +190,8 @@ class MemoryCapture:
         for note in [n.strip() for n in answer.notes if n.strip()][: self.max_notes]:
             body = note if note.startswith(("- ", "* ")) else f"- {note}"
             try:
-                result = target.write(body, target="daily")
+                # In a group, MEMORY.md neither keeps the note out nor shows in the answer.
+                result = target.write(body, target="daily", chat_type=chat_type)
             except OpenClawMemoryError as exc:
                 logger.warning("memory capture could not save a note: %s", exc)
                 continue
@@ -206,18 +209,20 @@ class MemoryCapture:
 
     def update(self, state: Any, config: RunnableConfig | None = None,
                context: Any = None) -> dict[str, Any]:
-        turns = self._due(state, resolve_chat_type(config, context))
+        chat_type = resolve_chat_type(config, context)
+        turns = self._due(state, chat_type)
         if not turns:
             return {}
-        self.run(turns, target=self.memory(config, context))
+        self.run(turns, target=self.memory(config, context), chat_type=chat_type)
         return _bookkeeping(state)
 
     async def aupdate(self, state: Any, config: RunnableConfig | None = None,
                       context: Any = None) -> dict[str, Any]:
-        turns = self._due(state, resolve_chat_type(config, context))
+        chat_type = resolve_chat_type(config, context)
+        turns = self._due(state, chat_type)
         if not turns:
             return {}
-        await self.arun(turns, target=self.memory(config, context))
+        await self.arun(turns, target=self.memory(config, context), chat_type=chat_type)
         return _bookkeeping(state)
 
     def as_node(self) -> Runnable[Any, dict[str, Any]]:

@@ -286,7 +286,7 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
         if answer:
             day[k] = max(day.get(k, ""), date_of(hits[k], line) or "")
     surfaced = _newest_uncited(extra, judged[len(pool):], max(day.values(), default=None))
-    if surfaced is not None and named and not any(h.explanation.date_match for h in hits):
+    if surfaced is not None and named:  # (a question naming a period never gets here)
         return _with_surfaced(hits, surfaced, day)
     if not day:
         return tuple(hits)

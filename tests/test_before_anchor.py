@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from openclaw_memory import MemoryIndex
-from openclaw_memory.search.before import split_anchor, without_anchor
+from openclaw_memory.search.before import split_anchor
 
 
 @pytest.mark.parametrize(("question", "searched"), [
@@ -22,7 +22,8 @@ from openclaw_memory.search.before import split_anchor, without_anchor
     ("张学友搬到香港之前住在哪里？", "张学友住在哪里？"),  # 学 inside the name is no verb
 ])
 def test_the_later_value_is_left_out_of_the_search(question: str, searched: str) -> None:
-    assert without_anchor(question) == searched
+    split = split_anchor(question)
+    assert split is not None and split.asked == searched
 
 
 @pytest.mark.parametrize("question", [
@@ -34,7 +35,7 @@ def test_the_later_value_is_left_out_of_the_search(question: str, searched: str)
     "我昨天在公司加班到很晚，在回家之前还去超市买了东西，真的好累，不过明天可以休息了。",  # no question
 ])
 def test_dates_events_and_other_questions_are_searched_as_asked(question: str) -> None:
-    assert without_anchor(question) is None
+    assert split_anchor(question) is None
 
 
 def test_the_later_values_lines_do_not_crowd_out_the_earlier_one(tmp_path: Path) -> None:

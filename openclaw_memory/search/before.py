@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-__all__ = ["Anchored", "split_anchor", "without_anchor"]
+__all__ = ["Anchored", "split_anchor"]
 
 _BEFORE = re.compile(r"(?is)^(?P<asked>.*?\S)\s+(?:before|prior to)\s+(?P<anchor>[^?]{1,60}?)\s*\?\s*$")
 #: A Chinese anchor: a verb of change or use, the value, 之前/以前 ("搬到西安之前",
@@ -69,9 +69,3 @@ def split_anchor(question: str) -> Anchored | None:
     if cjk is None or len(question) > _MOST_CJK_CHARS or not _CJK_ASKS.search(question):
         return None
     return Anchored(question[:cjk.start()] + question[cjk.end():], cjk["anchor"])
-
-
-def without_anchor(question: str) -> str | None:
-    """``question`` without its "before <value>" anchor, or None when it has none."""
-    split = split_anchor(question)
-    return None if split is None else split.asked

@@ -25,7 +25,7 @@ from openclaw_memory.types import HitExplanation, SearchHit
 __all__ = ["CJK_FUNCTION", "HAN", "MOST_LINES", "NOW", "CuratedText", "PlacedLine", "SubjectText",
            "curated", "find_subject", "learned_on", "lines_and_curated", "mentions", "named_text",
            "names_someone", "placed_day", "placed_hit", "question_subject", "subject_pool",
-           "uncited_curated", "uncited_lines", "without_subject"]
+           "uncited_lines", "without_subject"]
 
 
 
@@ -212,7 +212,7 @@ def uncited_lines(pool: Sequence[tuple[int, str]], hits: Sequence[SearchHit], su
     """The curated lines naming the subject that no line of the pool says, then (a named
     subject) its lines anywhere that no hit cites, newest file first; up to
     :data:`MOST_LINES` lines with the pool's."""
-    found = uncited_curated(pool, subject, curated_text)
+    found = _uncited_curated(pool, subject, curated_text)
     if subject_text is None or not subject:
         return found
     seen = {(hits[k].path, _plain(line)) for k, line in pool}
@@ -240,7 +240,7 @@ def lines_and_curated(pool: Sequence[tuple[int, str]], hits: Sequence[SearchHit]
             [*(curated(hits[k]) for k, _ in pool), *(dated_name(line.path) is None for line in extra)])
 
 
-def uncited_curated(pool: Sequence[tuple[int, str]], subject: set[str],
+def _uncited_curated(pool: Sequence[tuple[int, str]], subject: set[str],
                     curated_text: CuratedText | None) -> list[PlacedLine]:
     """The curated lines naming the subject that no line of the pool says (each once), up to
     :data:`MOST_LINES` lines with the pool's."""

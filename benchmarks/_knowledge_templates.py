@@ -15,7 +15,8 @@ run once, blind; its failures were then read (a hint word, "joined", no longer s
 apart) and ``i`` written and run once, blind. ``j`` (an airline, a supermarket, a newspaper,
 a project's paging tool and docs site) was written at stop 42, after earlier values and a
 subject's uncited lines were built and before ``i``'s attributes got cue words, and run once,
-blind.
+blind; at stop 43 its Chinese airline changes were read (taken for restatements) and two of
+``h``'s restatements that added a fact were rewritten as restatements.
 """
 
 from __future__ import annotations
@@ -367,7 +368,10 @@ ZH_PROJECT_G: Table = {
 
 
 # Family h: written at stop 41 after the cue words had been extended on c, e and f's failures,
-# and run once, blind, to measure them on attributes and wordings none of them names.
+# and run once, blind, to measure them on attributes and wordings none of them names. Stop 43
+# rewrote two of its restatements that added a fact ("has training with {v} on Thursdays" for
+# "turns out for {v} on Sundays", "{s}每两周和{v}见一次面"): a note that adds a fact is new, not
+# a restatement, and the duplicate check rightly kept them.
 EN_H: Table = {
     "insurer": (["Allianz", "AXA", "Aviva", "Generali", "MetLife"],
                 "{s} is insured with {v}.", ["{s} switched the health cover to {v}.",
@@ -378,7 +382,7 @@ EN_H: Table = {
              "{s} plays for {v}.", ["{s} joined {v} for the new season.",
                                     "{s} turns out for {v} on Sundays these days."],
              "Which club does {s} play for now?", "Which club did {s} play for before {v}?",
-             "{s} has training with {v} on Thursdays."),
+             "{s} is on the {v} squad."),
     "mentor": (["Hiro", "Ines", "Kofi", "Lena", "Mateo"],
                "{s} is mentored by {v}.", ["{v} became {s}'s mentor.",
                                            "{s} has mentoring sessions with {v} now."],
@@ -404,7 +408,7 @@ ZH_H: Table = {
                 "{s}每年给{v}交保费。"),
     "mentor": (["老王", "老李", "周老师", "林老师"],
                "{s}的导师是{v}。", ["{s}现在跟着{v}学。", "{v}成了{s}的新导师。"],
-               "{s}现在的导师是谁？", "{s}跟{v}之前的导师是谁？", "{s}每两周和{v}见一次面。"),
+               "{s}现在的导师是谁？", "{s}跟{v}之前的导师是谁？", "{v}负责带{s}。"),
 }
 ZH_PROJECT_H: Table = {
     "monitoring": (["Prometheus", "Grafana", "Datadog", "Sentry"],

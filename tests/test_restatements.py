@@ -43,7 +43,8 @@ def habits(tmp_path: Path) -> Any:
     (ws / "memory").mkdir(parents=True)
     (ws / "MEMORY.md").write_text("# Facts\n\n- Elena Rossi is vegan.\n- Elena Rossi's sport is judo.\n"
                                   "- Dev Patel opened an account at Barclays and closed the old one.\n"
-                                  "- 王芳的保险是在人寿保险买的。\n- 王芳的导师是老王。\n", encoding="utf-8")
+                                  "- 王芳的保险是在人寿保险买的。\n- 王芳的导师是老王。\n"
+                                  "- Dev Patel drinks espresso.\n- 刘洋平时在家乐福买菜。\n", encoding="utf-8")
     with MemoryIndex.open(ws, index_path=tmp_path / "h.sqlite", **OPTS) as opened:
         opened.sync()
         yield opened
@@ -54,6 +55,13 @@ def habits(tmp_path: Path) -> Any:
 def test_a_note_saying_the_value_changed_is_written_though_its_names_are_all_known(
         habits: MemoryIndex, note: str) -> None:
     # No capitalised name or number differs: only the words the note brings tell the change.
+    assert habits.write(note).appended, note
+
+
+@pytest.mark.parametrize("note", ["Dev Patel has been on green tea lately.", "刘洋最近都去盒马买菜了。"])
+def test_a_note_saying_a_state_is_recent_is_a_change_when_it_brings_words(
+        habits: MemoryIndex, note: str) -> None:
+    # "lately", "最近": the fact is new; the same person and frame alike by meaning are no copy.
     assert habits.write(note).appended, note
 
 

@@ -48,13 +48,15 @@ _CANDIDATES = 4
 #: two names, a project and its tool, took 5-15 % of changes on families c and e).
 NAMED_MARGIN = 0.1
 _NAMES_FOR_MARGIN = 3
-#: Words by which a note says something changed ("became", "took up", "换成了").
+#: Words by which a note says something changed ("became", "took up", "换成了"), or that it
+#: is recent ("lately", "since the spring", "最近"): a state just begun is a change.
 _CHANGE = re.compile(
     r"(?i)\b(?:bec[oa]mes?|switch(?:ed|es)?|chang(?:ed|es)|mov(?:ed|es)|transferred|replaced|"
     r"swapped|traded|upgraded|downgraded|handed|passed|gave up|gives up|dropped|quit|left|"
     r"t[oa]ok(?:es)? (?:up|over)|picked up|enrolled|joined|started|stopped|no longer|any ?more|"
     r"instead|new|now|hooked|adopted|bought|sold|signed up|registered|hired|fired|promoted|"
-    r"reorg)\b|换|改|转|迁|搬|退|新|成了|选了|不再|开始|现在|领养|报了|进了|买了|卖了|加入|入职|跳槽")
+    r"reorg|went|since|recently|lately|these days|nowadays)\b|换|改|转|迁|搬|退|新|成了|选了|不再|开始|"
+    r"现在|最近|近来|如今|这阵子|刚|迷上|领养|报了|进了|买了|卖了|加入|入职|跳槽")
 #: CJK characters that link or mark a change rather than say what changed.
 _CJK_LINKS = frozenset("了的在到是把给成着过去来也都就又还和与跟让被换改转迁搬退新选不再开始现")
 

@@ -49,6 +49,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from math import nan
 from pathlib import Path
 from typing import Any
 
@@ -267,23 +268,58 @@ def main() -> None:
                         "variants of it; f, h and i were read; g was never read; j was run once "
                         "blind: _knowledge_templates.py)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--summary", action="store_true", help="one line a family (default, "
+                        "keyword-only and consolidated: give them in --configs) instead of a "
+                        "table a family")
     args = parser.parse_args()
     print(machine_report())
+    rows = []
     for family in args.families.split(","):
         with tempfile.TemporaryDirectory() as tmp:
-            run_family(Path(tmp), family, args.seed, args.configs.split(","))
+            rows.append(run_family(Path(tmp), family, args.seed, args.configs.split(","),
+                                   quiet=args.summary))
+    if args.summary:
+        print_summary(rows)
     print(machine_report())
 
 
-def run_family(tmp: Path, family: str, seed: int, configs: list[str]) -> None:
+def print_summary(rows: list[FamilyRun]) -> None:
+    """A line a family: the default's figures, keyword-only's current@1, and what the
+    consolidation left (stale statements in MEMORY.md, replaced lines not in the history,
+    edits a second run proposes)."""
+    print("          default: current@1 @6  stale>cur  history@6  unchanged@1 | keyword-only"
+          " | consolidated: current@1  stale left  lost  second run")
+    for run in rows:
+        d, k, c = (run.figures.get(name, {}) for name in ("default", "keyword-only",
+                                                           "consolidated"))
+        left = run.left or {}
+        print(f"family {run.family} {d.get('current@1', nan):12.1f} {d.get('current@6', nan):5.1f} "
+              f"{d.get('stale_above_current', nan):10.1f} {d.get('history@6', nan):10.1f} "
+              f"{d.get('unchanged@1', nan):12.1f} | {k.get('current@1', nan):12.1f} | "
+              f"{c.get('current@1', nan):23.1f} {left.get('stale_left', nan):11.0f} "
+              f"{left.get('lost', nan):5.0f} {left.get('second_run_edits', nan):11.0f}")
+
+
+@dataclass
+class FamilyRun:
+    family: str
+    questions: int
+    figures: dict[str, dict[str, float]]
+    left: dict[str, float] | None
+
+
+def run_family(tmp: Path, family: str, seed: int, configs: list[str],
+               quiet: bool = False) -> FamilyRun:
+    say = (lambda *_: None) if quiet else print
     ws = tmp / "ws"
     questions, facts = build_facts(ws, seed, family)
     kinds = {k: sum(q.kind == k for q in questions) for k in ("current", "history", "unchanged")}
-    print(f"== template family {family}: {len(questions)} questions ({kinds}), "
-          f"{len(list((ws / 'memory').glob('*.md')))} daily logs")
-    print(f"{'config':24} {'current@1':>9} {'current@6':>9} {'stale>cur':>9} {'no-now@1':>8} "
-          f"{'history@6':>9} {'unchanged@1':>11} {'p50 ms':>7}")
+    say(f"== template family {family}: {len(questions)} questions ({kinds}), "
+        f"{len(list((ws / 'memory').glob('*.md')))} daily logs")
+    say(f"{'config':24} {'current@1':>9} {'current@6':>9} {'stale>cur':>9} {'no-now@1':>8} "
+        f"{'history@6':>9} {'unchanged@1':>11} {'p50 ms':>7}")
     left = None
+    run = FamilyRun(family, len(questions), {}, None)
     for name in configs:
         if name.startswith("consolidated"):
             copy = tmp / "consolidated"
@@ -294,17 +330,19 @@ def run_family(tmp: Path, family: str, seed: int, configs: list[str]) -> None:
                                CONFIGS[name.removeprefix("consolidated").strip("+") or "default"])
         else:
             figures = evaluate(ws, tmp / f"{name}.sqlite", questions, CONFIGS[name])
-        print(f"{name:24} {figures['current@1']:9.1f} {figures['current@6']:9.1f} "
-              f"{figures['stale_above_current']:9.1f} {figures['plain@1']:8.1f} "
-              f"{figures['history@6']:9.1f} {figures['unchanged@1']:11.1f} "
-              f"{figures['p50_ms']:7.1f}")
+        run.figures[name] = figures
+        say(f"{name:24} {figures['current@1']:9.1f} {figures['current@6']:9.1f} "
+            f"{figures['stale_above_current']:9.1f} {figures['plain@1']:8.1f} "
+            f"{figures['history@6']:9.1f} {figures['unchanged@1']:11.1f} "
+            f"{figures['p50_ms']:7.1f}")
     if left is not None:
-        print(f"consolidation (scripted model, weekly): {left['edits']:.0f} edits applied; "
-              f"changed facts with a stale statement left in MEMORY.md: "
-              f"{left['stale_left']:.0f} of {left['changed_facts']:.0f}; replaced lines "
-              f"missing from memory-history/: {left['lost']:.0f}; a second run over the "
-              f"final files proposed {left['second_run_edits']:.0f} edit(s)")
-
+        say(f"consolidation (scripted model, weekly): {left['edits']:.0f} edits applied; "
+            f"changed facts with a stale statement left in MEMORY.md: "
+            f"{left['stale_left']:.0f} of {left['changed_facts']:.0f}; replaced lines "
+            f"missing from memory-history/: {left['lost']:.0f}; a second run over the "
+            f"final files proposed {left['second_run_edits']:.0f} edit(s)")
+    run.left = left
+    return run
 
 if __name__ == "__main__":
     main()

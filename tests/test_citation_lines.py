@@ -60,6 +60,14 @@ def test_a_line_with_fewer_of_the_words_does_not_widen_it() -> None:
     assert _span(lines, "Pixel greyhound shelter") == (12, 16)
 
 
+def test_a_line_holding_none_of_the_words_never_widens_a_weak_match() -> None:
+    # The best line holds one word of four (share 0.25, within the slack of nothing): only
+    # lines holding a word carry the match, not the whole chunk.
+    lines = FILLER[:16]
+    lines[8] = "- Joanna: the screenplay is finally done."
+    assert _span(lines, "Which films did Joanna recommend lately?") == (7, 11)
+
+
 def test_the_window_stays_inside_the_chunk_at_its_edges() -> None:
     lines = FILLER[:12]
     lines[0] = "- Pixel arrived."

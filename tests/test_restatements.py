@@ -44,7 +44,8 @@ def habits(tmp_path: Path) -> Any:
     (ws / "MEMORY.md").write_text("# Facts\n\n- Elena Rossi is vegan.\n- Elena Rossi's sport is judo.\n"
                                   "- Dev Patel opened an account at Barclays and closed the old one.\n"
                                   "- 王芳的保险是在人寿保险买的。\n- 王芳的导师是老王。\n"
-                                  "- Dev Patel drinks espresso.\n- 刘洋平时在家乐福买菜。\n", encoding="utf-8")
+                                  "- Dev Patel drinks espresso.\n- 刘洋平时在家乐福买菜。\n",
+                                  encoding="utf-8")
     with MemoryIndex.open(ws, index_path=tmp_path / "h.sqlite", **OPTS) as opened:
         opened.sync()
         yield opened

@@ -4,7 +4,7 @@ A chunk is ~400 tokens (a dozen lines of a conversation log), while the fact ask
 usually one line. Each line of a hit's chunk gets the share of the question's search terms it
 holds (matched as the keyword index tokenises them: stems, CJK pairs; every term counts the
 same: IDF, which tells chunks apart, lets one rare word decide alone within a chunk and cost
-recall); the citation keeps every line within ``SLACK`` of the best line's share, widened to
+recall); the citation keeps every line holding a term within ``SLACK`` of the best line's share, widened to
 at least ``min_lines`` lines around the best one, so the answer's neighbours (the question a
 reply answers, the turn after) stay in view. A chunk none of whose lines holds a query term (a
 match by meaning alone) is cited whole: nothing says which line carries it.
@@ -140,7 +140,9 @@ def _span(chunk: ChunkLines, coverage: dict[int, float], min_lines: int) -> tupl
     best = max(coverage, key=lambda n: (coverage[n], -n), default=None)
     if best is None or coverage[best] <= 0:
         return whole
-    carrying = [n for n, c in coverage.items() if c >= coverage[best] - SLACK]
+    # A line holding no query word never carries the match, though within SLACK of a weak best
+    # line (a name alone): LoCoMo dev cited 64.7 -> 62.8 lines at the same recall.
+    carrying = [n for n, c in coverage.items() if c > 0 and c >= coverage[best] - SLACK]
     low = max(chunk.start_line, best - (min_lines - 1) // 2)
     high = min(chunk.end_line, low + min_lines - 1)
     low = max(chunk.start_line, high - min_lines + 1)

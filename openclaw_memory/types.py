@@ -77,6 +77,10 @@ class HitExplanation:
     #: of its own because it answers (``search.newer_first``: a newer value, or the one
     #: before the value a question names); ``fused`` is the score it was given
     surfaced: bool = False
+    #: the cited line holding most of the question's words (the first of equals); a snippet
+    #: too long for ``search.snippet_chars`` shows the lines around it. None when no line
+    #: holds one (the chunk is cited whole) or the chunk is short.
+    best_line: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -96,6 +100,7 @@ class HitExplanation:
             "folded": list(self.folded),
             "translated": self.translated,
             "surfaced": self.surfaced,
+            "best_line": self.best_line,
         }
 
 

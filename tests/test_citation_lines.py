@@ -11,6 +11,7 @@ import pytest
 from openclaw_memory import MemoryIndex
 from openclaw_memory.search.citelines import ChunkLines, LineMatcher, cited_span, cited_spans
 from openclaw_memory.search.hits import _cited_spans
+from openclaw_memory.search.snippets import lines_around
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.store import ChunkRow
 
@@ -110,7 +111,7 @@ def test_transcript_chunks_are_never_narrowed() -> None:
     request = SearchRequest("Pixel", 6, None, ("memory", "sessions"), True,
                             now=__import__("datetime").datetime(2026, 1, 2))
     spans = _cited_spans(request, rows, set(), 5)
-    assert 1 not in spans and spans[2] == (1, 5)
+    assert 1 not in spans and (spans[2].start, spans[2].end) == (1, 5)
 
 
 @pytest.fixture()
@@ -187,3 +188,30 @@ def test_overlapping_citations_become_one_hit_and_free_the_place(long_log: Path,
         apart = memory.search(question, min_score=0.0).results
         assert not any(h.explanation.folded for h in apart)
         assert [h for h in apart[1:] if h.start_line <= 35 <= h.end_line]  # cited twice
+
+
+def test_a_long_citation_shows_the_lines_around_its_best_line(tmp_path: Path) -> None:
+    # Line 3 holds three of the four words, line 12 all four: both are cited (3-14, 1 100
+    # characters), and the snippet's 300 show line 12 and its neighbours, not lines 3-5.
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    lines = ["# 2026-03-02", ""] + [f"- Standup {n}: nothing new on the roadmap, the build is green "
+                                    "and the backlog is groomed." for n in range(16)]
+    lines[2] = "- Joanna walked the greyhound past the Riverside park gates after the standup."
+    lines[11] = "- Joanna adopted the greyhound Pixel from the Riverside shelter last spring."
+    (ws / "memory" / "2026-03-02.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite", search={"snippet_chars": 300}) as memory:
+        memory.sync()
+        hit = memory.search("Joanna greyhound Pixel Riverside").results[0]
+    assert (hit.start_line, hit.end_line) == (3, 14) and hit.explanation.best_line == 12
+    body = hit.snippet.split("\n\nSource: ")[0]
+    assert lines[11] in body and lines[2] not in body and body.startswith("\u2026 ")
+    assert len(body) <= 300 and hit.snippet.endswith("Source: " + hit.citation)
+
+
+def test_lines_around_grows_after_the_best_line_first_and_marks_what_it_left_out() -> None:
+    lines = {n: f"line {n:02d} " + "x" * 20 for n in range(1, 11)}  # 28 characters each
+    text = lines_around(lines, 1, 10, 5, limit=100)
+    assert text == "\u2026 " + "\n".join(lines[n] for n in (4, 5, 6)) + " \u2026"
+    assert lines_around(lines, 4, 6, 5, limit=100) == "\n".join(lines[n] for n in (4, 5, 6))
+    assert lines_around({1: "y" * 50}, 1, 1, 1, limit=20).endswith("\u2026")

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from openclaw_memory.search.textsearch import fts_body, quote_term
 from openclaw_memory.store.connection import probe_driver
 
-__all__ = ["SLACK", "ChunkLines", "LineMatcher", "cited_span", "cited_spans"]
+__all__ = ["SLACK", "ChunkLines", "Cited", "LineMatcher", "cited_lines", "cited_span", "cited_spans"]
 
 #: Lines whose coverage is within this of the best line's are cited too.
 SLACK = 0.34
@@ -80,6 +80,17 @@ class ChunkLines:
     end_line: int
 
 
+@dataclass(frozen=True, slots=True)
+class Cited:
+    """The lines a hit cites, and its best line (the most of the question's words) with that
+    line's share of them; ``best`` None when no line holds one (the chunk is cited whole)."""
+
+    start: int
+    end: int
+    best: int | None = None
+    share: float = 0.0
+
+
 def cited_span(chunk: ChunkLines, terms: Sequence[str], min_lines: int,
                matcher: LineMatcher) -> tuple[int, int]:
     """The (start, end) lines a hit on ``chunk`` cites: :func:`cited_spans` of one chunk."""
@@ -90,7 +101,15 @@ def cited_spans(chunks: Sequence[ChunkLines], terms: Sequence[str], min_lines: i
                 matcher: LineMatcher,
                 concepts: Sequence[Sequence[Sequence[str]]] | None = None,
                 ) -> list[tuple[int, int]]:
-    """The (start, end) lines each hit cites; a chunk's whole span when no line holds a
+    """The (start, end) lines each hit cites (:func:`cited_lines` without the best lines)."""
+    return [(c.start, c.end) for c in cited_lines(chunks, terms, min_lines, matcher, concepts)]
+
+
+def cited_lines(chunks: Sequence[ChunkLines], terms: Sequence[str], min_lines: int,
+                matcher: LineMatcher,
+                concepts: Sequence[Sequence[Sequence[str]]] | None = None,
+                ) -> list[Cited]:
+    """The lines each hit cites; a chunk's whole span when no line holds a
     query term, when the chunk is already short, or when its text does not map onto its line
     numbers (then nothing could be cited exactly). The lines of every chunk are matched
     together: one scratch-table query per term and search, not per term and hit.
@@ -135,8 +154,8 @@ def _concept_shares(found: Mapping[str, set[int]],
     return shares
 
 
-def _span(chunk: ChunkLines, coverage: dict[int, float], min_lines: int) -> tuple[int, int]:
-    whole = (chunk.start_line, chunk.end_line)
+def _span(chunk: ChunkLines, coverage: dict[int, float], min_lines: int) -> Cited:
+    whole = Cited(chunk.start_line, chunk.end_line)
     best = max(coverage, key=lambda n: (coverage[n], -n), default=None)
     if best is None or coverage[best] <= 0:
         return whole
@@ -146,4 +165,4 @@ def _span(chunk: ChunkLines, coverage: dict[int, float], min_lines: int) -> tupl
     low = max(chunk.start_line, best - (min_lines - 1) // 2)
     high = min(chunk.end_line, low + min_lines - 1)
     low = max(chunk.start_line, high - min_lines + 1)
-    return min(low, *carrying), max(high, *carrying)
+    return Cited(min(low, *carrying), max(high, *carrying), best, coverage[best])

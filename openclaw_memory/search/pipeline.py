@@ -30,7 +30,7 @@ from openclaw_memory.search.dates import (
     mentions_windows,
     question_dates,
 )
-from openclaw_memory.search.hits import build_hits
+from openclaw_memory.search.hits import build_hits, focus_snippets
 from openclaw_memory.search.keywords import candidate_query, keyword_candidates
 from openclaw_memory.search.querylimits import bound_query
 from openclaw_memory.search.querylines import best_line_cosines, blend, query_lines
@@ -458,7 +458,8 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
                        curated_text=curated_reader(store, hits),
                        subject_text=subject_reader(store, request),
                        anchor=anchor)[:request.max_results]
-    hits = within_budget(hits, settings.max_injected_chars, notes)
+    hits = within_budget(focus_snippets(hits, rows, request, settings.snippet_chars),
+                         settings.max_injected_chars, notes)
     best = scores[fused[0].key] if fused else None
     if not hits and not any(n.startswith("nothing relevant") for n in notes):
         notes.append(
@@ -483,4 +484,5 @@ def _low_confidence(passing: Sequence[Candidate], scores: Mapping[int, float],
     if floor >= settings.relevance_gate or max(scores.values(), default=0.0) < floor:
         return ()
     # As above the gate: the best candidate decides, then every candidate over min_score.
-    return build_hits(passing, scores, rows, request, settings, set()) if passing else ()
+    return focus_snippets(build_hits(passing, scores, rows, request, settings, set()), rows, request,
+                          settings.snippet_chars) if passing else ()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["ELLIPSIS", "citation", "clamp_snippet", "with_source_line"]
+from collections.abc import Mapping
+
+__all__ = ["ELLIPSIS", "citation", "clamp_snippet", "lines_around", "with_source_line"]
 
 
 ELLIPSIS = "…"
@@ -24,6 +26,31 @@ def clamp_snippet(text: str, limit: int = 700) -> str:
         if boundary >= (limit - 1) * (1 - _WORD_SLACK):
             head = head[:boundary]
     return head.rstrip() + ELLIPSIS
+
+
+def lines_around(lines: Mapping[int, str], start: int, end: int, best: int, limit: int = 700) -> str:
+    """The lines ``start``-``end`` that fit ``limit`` characters around ``best`` (the line
+    holding most of the question's words): the next line, then the one before, and so on
+    (an answer more often follows the line that asks or names it than precedes it), with
+    ``…`` where lines were left out at either end. A best line longer than ``limit`` alone is
+    cut as :func:`clamp_snippet` cuts."""
+    room = limit - 4  # an ellipsis and a space at either end
+    if len(lines[best]) > room:
+        return clamp_snippet(lines[best], limit)
+    low = high = best
+    used = len(lines[best])
+    grew = True
+    while grew:
+        grew = False
+        for step in (high + 1, low - 1):
+            if start <= step <= end and used + 1 + len(lines[step]) <= room:
+                used += 1 + len(lines[step])
+                low, high = min(low, step), max(high, step)
+                grew = True
+    text = "\n".join(lines[n] for n in range(low, high + 1))
+    head = f"{ELLIPSIS} " if low > start else ""
+    tail = f" {ELLIPSIS}" if high < end else ""
+    return head + text + tail
 
 
 def citation(path: str, start_line: int, end_line: int) -> str:

@@ -104,7 +104,8 @@ class SearchSettings(_Frozen):
     half_life_days: float = Field(30.0, gt=0, description="Half-life of temporal decay.")
     mmr: bool = Field(False, description="Re-order hits for diversity (maximal marginal relevance).")
     mmr_lambda: float = Field(0.7, ge=0.0, le=1.0, description="MMR relevance/diversity balance.")
-    snippet_chars: int = Field(700, ge=1, description="Snippet length cap (characters).")
+    snippet_chars: int = Field(700, ge=1, description="Snippet length cap (characters); a longer "
+                               "citation shows the lines around its best line.")
     max_injected_chars: int = Field(
         4_000, ge=0, le=10_000_000, description="The most snippet text one search returns, "
         "all hits together (OpenClaw's maxInjectedChars): hits are kept in rank order while "

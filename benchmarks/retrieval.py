@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 
 from openclaw_memory import MemoryIndex  # noqa: E402
 from openclaw_memory.config import MemorySettings  # noqa: E402
-from openclaw_memory.evaluation.metrics import load_queries, run_queries, summarize  # noqa: E402
+from openclaw_memory.evaluation.metrics import EvalQuery, load_queries, run_queries, summarize  # noqa: E402
 from openclaw_memory.evaluation.suite import find_suite  # noqa: E402
 
 DEFAULT_SHARED = ROOT.parent / "shared" / "bench"
@@ -116,6 +116,7 @@ class SetResult:
     categories: dict[str, float] = field(default_factory=dict)
     answerable_top: list[float] = field(default_factory=list)
     recall6_low: float = 0.0  # counting low-confidence hits where none passed the gate
+    shown6: float = 0.0  # gold lines whose text the six snippets show (what a model reads)
 
 
 @dataclass
@@ -143,6 +144,7 @@ def _run_set(config: Config, members: Sequence[Path], index_dir: Path, exclude: 
              offtopic: dict[str, Sequence[str]], tally: dict[str, list[float]]) -> SetResult:
     outcomes = []
     with_low = []
+    shown: list[float] = []
     answerable: list[float] = []
     for workspace in members:
         with _open(config, workspace, index_dir) as memory:
@@ -157,6 +159,7 @@ def _run_set(config: Config, members: Sequence[Path], index_dir: Path, exclude: 
                 memory.search(q.question)
                 tally["query_ms"].append((time.perf_counter() - started) * 1000)
             outcomes += run_queries(memory, queries, ks=(6,))
+            shown += _shown(memory, workspace, queries, exclude)
             with_low += run_queries(memory, queries, ks=(6,), low_confidence=True)
             answerable += [_top_score(memory, q.question) for q in queries
                            if q.gold and str(q.category) not in exclude]
@@ -166,7 +169,26 @@ def _run_set(config: Config, members: Sequence[Path], index_dir: Path, exclude: 
     cats = {g: v["recall@6"] for g, v in summary.items() if g not in ("overall", "all")}
     low = summarize(with_low, ks=(6,), exclude_categories=exclude)["groups"]
     return SetResult(head["recall@6"] * 100, head["lines@6"], cats, answerable,
-                     low["overall" if exclude else "all"]["recall@6"] * 100)
+                     low["overall" if exclude else "all"]["recall@6"] * 100,
+                     100 * statistics.fmean(shown) if shown else float("nan"))
+
+
+def _shown(memory: MemoryIndex, workspace: Path, queries: Sequence[EvalQuery],
+           exclude: Sequence[str]) -> list[float]:
+    """Per question, the share of its gold lines whose whole text one of the six snippets
+    shows (a citation can name lines its snippet has no room for)."""
+    out = []
+    for q in queries:
+        if not q.gold or str(q.category) in exclude:
+            continue
+        hits = memory.search(q.question, max_results=6).results
+        seen = 0
+        for path, start, end in q.gold:
+            lines = (workspace / path).read_text(encoding="utf-8").split("\n")[start - 1:end]
+            seen += any(h.path == path and any(line.strip() and line.strip() in h.snippet
+                                               for line in lines) for h in hits)
+        out.append(seen / len(q.gold))
+    return out
 
 
 def _top_score(memory: MemoryIndex, question: str) -> float:
@@ -236,6 +258,7 @@ def format_table(results: Sequence[ConfigResult]) -> str:
         ("Kestrel lines@6", cell("kestrel", lambda s: s.lines6)),
         ("LoCoMo cat 1-4 R@6", cell("locomo", lambda s: s.recall6)),
         ("LoCoMo lines@6", cell("locomo", lambda s: s.lines6)),
+        ("LoCoMo answer lines shown %", cell("locomo", lambda s: s.shown6)),
     ]
     for cat in ("1:multi-hop", "2:temporal", "3:open-domain", "4:single-hop"):
         rows.append((f"  LoCoMo {cat}", cell("locomo", lambda s, c=cat: 100 * s.categories.get(c, 0))))

@@ -5,13 +5,15 @@ curated lines no hit cites still shape the groups and never become hits."""
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from search_hits import cited_hit, curated_lines, default_embed
 
+from openclaw_memory import MemoryIndex
 from openclaw_memory.errors import StoreError
 from openclaw_memory.search.attribute_groups import (
     SAME_ATTRIBUTE,
@@ -25,7 +27,7 @@ from openclaw_memory.search.attribute_groups import (
 from openclaw_memory.search.recency import newer_first
 from openclaw_memory.search.request import SearchRequest
 from openclaw_memory.search.subject_lines import PlacedLine
-from openclaw_memory.search.subject_reads import curated_reader, subject_reader
+from openclaw_memory.search.subject_reads import SUBJECT_CHUNKS, curated_reader, subject_reader
 
 
 @pytest.fixture(scope="module")
@@ -182,3 +184,29 @@ def test_the_lines_read_for_grouping_are_bounded() -> None:
     few = uncited_lines(pool, [hit], {"ada", "park"}, lambda: many[:3], lambda subject: daily)
     lines, kept = lines_and_curated(pool, [hit], few)
     assert len(lines) == MOST_LINES and kept[:4] == [True] * 4 and not any(kept[4:])
+
+
+def test_a_subject_named_in_hundreds_of_chunks_has_its_newest_lines_read(tmp_path: Path) -> None:
+    # 120 short days name Ada Park twice (BM25's favourites); the newest day names her once
+    # in a longer note: it is read first, though BM25 alone would leave it past the 60th.
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    start = date(2025, 1, 1)
+    for n in range(120):
+        day = start + timedelta(days=n)
+        (ws / "memory" / f"{day}.md").write_text(
+            f"# {day}\n\n- Ada Park and Ada Park's sister had tea.\n", encoding="utf-8")
+    newest = start + timedelta(days=120)
+    (ws / "memory" / f"{newest}.md").write_text(
+        f"# {newest}\n\n- The quarterly review went long and the budget needs another pass.\n"
+        "- Ada Park moved to Lisbon; she found a flat near the river with a small balcony.\n",
+        encoding="utf-8")
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite",
+                          embedding={"provider": "none"}) as memory:
+        memory.sync()
+        request = SearchRequest("Where does Ada Park live now?", 6, None, ("memory",), True,
+                                datetime(2025, 6, 1, tzinfo=UTC))
+        lines = subject_reader(memory.store, request)({"ada", "park"})  # type: ignore[arg-type]
+    assert lines[0].path == f"memory/{newest}.md"
+    assert any("Lisbon" in line.text for line in lines if line.path == lines[0].path)
+    assert len({line.path for line in lines}) == SUBJECT_CHUNKS

@@ -15,12 +15,15 @@ from openclaw_memory.search.subject_lines import PlacedLine, SubjectText, curate
 from openclaw_memory.search.textsearch import keyword_terms, quote_term
 from openclaw_memory.types import SearchHit
 
-__all__ = ["CURATED_CHUNKS", "SUBJECT_CHUNKS", "curated_reader", "subject_reader"]
+__all__ = ["CURATED_CHUNKS", "SUBJECT_CHUNKS", "SUBJECT_POOL", "curated_reader", "subject_reader"]
 
 #: The most chunks of curated files read to group a subject's lines by attribute.
 CURATED_CHUNKS = 200
-#: The most chunks naming a question's subject read for its lines no hit cites.
+#: The most chunks naming a question's subject read for its lines no hit cites: the newest of
+#: the :data:`SUBJECT_POOL` that name it best (a person in a year of daily notes is named in
+#: hundreds; the 60 that BM25 likes best are the shortest, not the newest).
 SUBJECT_CHUNKS = 60
+SUBJECT_POOL = 400
 
 
 def curated_reader(store: SearchBackend, hits: Sequence[SearchHit]) -> Callable[[], list[PlacedLine]]:
@@ -42,7 +45,7 @@ def curated_reader(store: SearchBackend, hits: Sequence[SearchHit]) -> Callable[
 
 
 def subject_reader(store: SearchBackend, request: SearchRequest) -> SubjectText:
-    """The lines of the chunks (at most :data:`SUBJECT_CHUNKS`) holding every term of a
+    """The lines of the chunks (the newest :data:`SUBJECT_CHUNKS`) holding every term of a
     subject, newest daily file first, then the undated files; read when asked (once per
     subject: a Chinese lead looked up to find the subject is asked for again as the subject),
     none when the store fails. Transcripts' chunks are rendered messages, not file lines:
@@ -62,7 +65,7 @@ def subject_reader(store: SearchBackend, request: SearchRequest) -> SubjectText:
 def _subject_lines(store: SearchBackend, request: SearchRequest,
                    terms: tuple[str, ...]) -> list[PlacedLine]:
     try:
-        found = store.keyword_search(" AND ".join(quote_term(t) for t in terms), SUBJECT_CHUNKS,
+        found = store.keyword_search(" AND ".join(quote_term(t) for t in terms), SUBJECT_POOL,
                                      ("memory",), path_prefix=request.path_prefix)
         rows = store.chunks([key for key, _ in found])
     except StoreError:
@@ -71,6 +74,6 @@ def _subject_lines(store: SearchBackend, request: SearchRequest,
             if request.path_filter is None or request.path_filter(row.path)]
     kept.sort(key=lambda row: (str(dated_name(row.path) or ""), row.path, row.start_line),
               reverse=True)
-    return [PlacedLine(line, row.path, row.start_line + n, row.id) for row in kept
+    return [PlacedLine(line, row.path, row.start_line + n, row.id) for row in kept[:SUBJECT_CHUNKS]
             if len(lines := row.text.split("\n")) == row.end_line - row.start_line + 1
             for n, line in enumerate(lines)]

@@ -152,6 +152,8 @@ def test_questions_about_now_and_the_present_tense_are_told_from_the_past() -> N
     ("has switched to cappuccino lately", "drink"), ("sees Dr. Brennan for checkups", "doctor"),
     ("换到了王医生那里看病", "doctor"), ("builds on GitHub Actions", "builds"),
     ("的流水线迁到了Jenkins", "builds"), ("told me the family is in Cork now", "home"),
+    ("'s alerts go through New Relic now", "monitoring"), ("What monitors Heron now?", "monitoring"),
+    ("接入了Sentry做告警", "monitoring"),
 ])
 def test_cue_words_name_the_attribute_in_english_and_chinese(text: str, attribute: str) -> None:
     assert attribute in attributes_of(text)

@@ -182,7 +182,9 @@ def test_overlapping_citations_become_one_hit_and_free_the_place(long_log: Path,
         assert top.start_line <= 34 and top.end_line >= 35 and len(top.explanation.folded) == 1
         assert top.explanation.chunk_lines == (min(h[0] for h in holding),
                                                max(h[1] for h in holding))
-        assert top.snippet.startswith(memory.get(top.citation or "").text[:300])
+        body = top.snippet.split("\n\nSource: ")[0].removeprefix("\u2026 ").removesuffix(" \u2026")
+        cited_text = memory.get(top.citation or "").text
+        assert body in cited_text and memory.get(f"{top.path}#L{top.explanation.best_line}").text in body
     with MemoryIndex.open(long_log, index_path=tmp_path / "i.sqlite",
                           search={"merge_overlaps": False}) as memory:
         apart = memory.search(question, min_score=0.0).results
@@ -209,9 +211,12 @@ def test_a_long_citation_shows_the_lines_around_its_best_line(tmp_path: Path) ->
     assert len(body) <= 300 and hit.snippet.endswith("Source: " + hit.citation)
 
 
-def test_lines_around_grows_after_the_best_line_first_and_marks_what_it_left_out() -> None:
+def test_lines_around_grows_two_lines_after_the_best_for_one_before_and_marks_the_rest() -> None:
     lines = {n: f"line {n:02d} " + "x" * 20 for n in range(1, 11)}  # 28 characters each
     text = lines_around(lines, 1, 10, 5, limit=100)
-    assert text == "\u2026 " + "\n".join(lines[n] for n in (4, 5, 6)) + " \u2026"
-    assert lines_around(lines, 4, 6, 5, limit=100) == "\n".join(lines[n] for n in (4, 5, 6))
+    assert text == "\u2026 " + "\n".join(lines[n] for n in (5, 6, 7)) + " \u2026"
+    assert lines_around(lines, 1, 10, 5, limit=130) == "\u2026 " + "\n".join(
+        lines[n] for n in (4, 5, 6, 7)) + " \u2026"
+    # No line after: the room goes to the lines before.
+    assert lines_around(lines, 4, 6, 6, limit=100) == "\n".join(lines[n] for n in (4, 5, 6))
     assert lines_around({1: "y" * 50}, 1, 1, 1, limit=20).endswith("\u2026")

@@ -144,7 +144,7 @@ def focus_snippets(hits: Sequence[SearchHit], rows: Mapping[int, ChunkRow], requ
     """Each hit whose cited lines are longer than ``snippet_chars`` shows the lines around its
     best line (``explanation.best_line``), not the first ones: the answer is often a few lines
     past where a cut from the top ends (LoCoMo dev: the six snippets show an answer line for
-    38.6 -> 63.7 % of the answers). Done once the ranking is over, which reads the hits' first
+    38.6 -> ANSWERS % of the answers). Done once the ranking is over, which reads the hits' first
     lines as before; the citation is unchanged."""
     by_id = {row.id: row for row in rows.values()}
     return tuple(_focused(hit, by_id, request, snippet_chars) for hit in hits)

@@ -28,12 +28,19 @@ def clamp_snippet(text: str, limit: int = 700) -> str:
     return head.rstrip() + ELLIPSIS
 
 
+#: Lines a snippet grows by after its best line for each one before it: on LoCoMo dev the
+#: answer follows the line holding the question's words three times as often as it precedes
+#: it (a reply, the same speaker's next turn); the six snippets showed an answer line for
+#: 63.6 % of the answers growing one after for one before, 66.7 % two for one, 62.7 % before
+#: first. Other sets' snippets were short enough to show every cited line.
+_AFTER_PER_BEFORE = 2
+
+
 def lines_around(lines: Mapping[int, str], start: int, end: int, best: int, limit: int = 700) -> str:
     """The lines ``start``-``end`` that fit ``limit`` characters around ``best`` (the line
-    holding most of the question's words): the next line, then the one before, and so on
-    (an answer more often follows the line that asks or names it than precedes it), with
-    ``…`` where lines were left out at either end. A best line longer than ``limit`` alone is
-    cut as :func:`clamp_snippet` cuts."""
+    holding most of the question's words): :data:`_AFTER_PER_BEFORE` lines after it for each
+    line before, as long as each side has room, with ``…`` where lines were left out at either
+    end. A best line longer than ``limit`` alone is cut as :func:`clamp_snippet` cuts."""
     room = limit - 4  # an ellipsis and a space at either end
     if len(lines[best]) > room:
         return clamp_snippet(lines[best], limit)
@@ -42,7 +49,8 @@ def lines_around(lines: Mapping[int, str], start: int, end: int, best: int, limi
     grew = True
     while grew:
         grew = False
-        for step in (high + 1, low - 1):
+        for after in [True] * _AFTER_PER_BEFORE + [False]:
+            step = high + 1 if after else low - 1
             if start <= step <= end and used + 1 + len(lines[step]) <= room:
                 used += 1 + len(lines[step])
                 low, high = min(low, step), max(high, step)

@@ -282,7 +282,7 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     if judged is None or not any(judged):
         return tuple(hits)
     day: dict[int, str] = {}  # each answering hit: the day of its newest answering line
-    for (k, line), answer in zip(pool, judged, strict=False):
+    for (k, line), answer in zip(pool, judged[:len(pool)], strict=True):  # (then extra's)
         if answer:
             day[k] = max(day.get(k, ""), date_of(hits[k], line) or "")
     surfaced = _newest_uncited(extra, judged[len(pool):], max(day.values(), default=None))

@@ -150,11 +150,11 @@ def find_restatement(memory: Memory, note: str, *, threshold: float,
     except Exception:  # no restatement check during an outage: the exact check still runs
         return None
     pinned = _pinned(bare)
+    bar = threshold - NAMED_MARGIN if _names_value(pinned) else threshold
     best: Restatement | None = None
     for (path, number, text), vector in zip(lines, vectors[1:], strict=True):
         similarity = float(vector @ vectors[0])
         words = {t.lower() for t in _TOKEN.findall(text)}
-        bar = threshold - NAMED_MARGIN if _names_value(pinned) else threshold
         if similarity >= bar and pinned <= words and not _brings(bare, _bare(text)) and (
                 best is None or similarity > best.similarity):
             best = Restatement(path, number, text, similarity)

@@ -28,7 +28,6 @@ __all__ = ["CJK_FUNCTION", "HAN", "MOST_LINES", "NOW", "CuratedText", "PlacedLin
            "uncited_lines", "without_subject"]
 
 
-
 @dataclass(frozen=True, slots=True)
 class PlacedLine:
     """A line of a note, and where it is."""
@@ -179,8 +178,7 @@ def curated(hit: SearchHit) -> bool:
     return hit.source == "memory" and dated_name(hit.path) is None
 
 
-def subject_pool(question: str, cited: Sequence[list[str]],
-          ) -> tuple[set[str], list[tuple[int, str]]]:
+def subject_pool(question: str, cited: Sequence[list[str]]) -> tuple[set[str], list[tuple[int, str]]]:
     """The question's subject, and (hit index, line) of the cited lines that name it."""
     subject = question_subject(question, [line for lines in cited for line in lines])
     # A name is named whole; words the lines share are a looser subject: a line holding most

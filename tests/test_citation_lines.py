@@ -206,6 +206,7 @@ def test_a_long_citation_shows_the_lines_around_its_best_line(tmp_path: Path) ->
         memory.sync()
         hit = memory.search("Joanna greyhound Pixel Riverside").results[0]
     assert (hit.start_line, hit.end_line) == (3, 14) and hit.explanation.best_line == 12
+    assert hit.as_dict(explain=True)["explain"]["best_line"] == 12
     body = hit.snippet.split("\n\nSource: ")[0]
     assert lines[11] in body and lines[2] not in body and body.startswith("\u2026 ")
     assert len(body) <= 300 and hit.snippet.endswith("Source: " + hit.citation)

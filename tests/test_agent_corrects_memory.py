@@ -89,4 +89,7 @@ def test_an_agent_told_of_a_move_corrects_memory_md_and_answers_from_it(
                              .as_posix())
     text = (ws / "MEMORY.md").read_text()
     assert "Berlin" in text and "Paris" not in text and "vegetarian" in text
+    # The line README's session shows: replaced in place, dated the day it was learned.
+    assert re.fullmatch(r"- The user lives in Berlin and works at Globex\. \(as of \d{4}-\d\d-\d\d\)",
+                        text.split("\n")[2])
     assert "Paris" in history.text and "the user said they moved" in history.text

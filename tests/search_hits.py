@@ -48,3 +48,20 @@ def barbers_workspace(ws: Path) -> Path:
         "- 三楼的打印机又坏了。\n- 看了季度预算。\n- 王芳改去找老周剪头发了。\n- 预约了牙医。\n",
         encoding="utf-8")
     return ws
+
+
+#: Where :func:`greyhound_day` writes its lines, and the two that hold the question's words.
+GREYHOUND_DAY = "memory/2026-03-02.md"
+
+
+def greyhound_day(ws: Path) -> list[str]:
+    """A day of long standup lines in which line 3 holds three of the words of "Joanna
+    greyhound Pixel Riverside" and line 12 all four: a search cites lines 3-14 (1 100
+    characters), its best line 12. The file's lines."""
+    (ws / "memory").mkdir(parents=True)
+    lines = ["# 2026-03-02", ""] + [f"- Standup {n}: nothing new on the roadmap, the build is green "
+                                    "and the backlog is groomed." for n in range(16)]
+    lines[2] = "- Joanna walked the greyhound past the Riverside park gates after the standup."
+    lines[11] = "- Joanna adopted the greyhound Pixel from the Riverside shelter last spring."
+    (ws / GREYHOUND_DAY).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return lines

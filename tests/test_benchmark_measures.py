@@ -13,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 from knowledge_update import _rank_of
 from retrieval import _shown
+from search_hits import GREYHOUND_DAY, greyhound_day
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.evaluation.metrics import EvalQuery
@@ -33,13 +34,8 @@ def test_another_persons_line_with_the_value_answers_nothing() -> None:
 
 def test_an_answer_line_counts_as_shown_only_when_a_snippet_holds_it(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    (ws / "memory").mkdir(parents=True)
-    lines = ["# 2026-03-02", ""] + [f"- Standup {n}: nothing new on the roadmap, the build is green "
-                                    "and the backlog is groomed." for n in range(16)]
-    lines[2] = "- Joanna walked the greyhound past the Riverside park gates after the standup."
-    lines[11] = "- Joanna adopted the greyhound Pixel from the Riverside shelter last spring."
-    (ws / "memory" / "2026-03-02.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    path = "memory/2026-03-02.md"
+    greyhound_day(ws)
+    path = GREYHOUND_DAY
     ask = "Joanna greyhound Pixel Riverside"
     # Both lines are cited (3-14); the 300-character snippet shows line 12, not line 3.
     queries = [EvalQuery("shown", ask, "4", ((path, 12, 12),)),

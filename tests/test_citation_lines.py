@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from search_hits import greyhound_day
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.search.citelines import ChunkLines, LineMatcher, cited_span, cited_spans
@@ -196,12 +197,7 @@ def test_a_long_citation_shows_the_lines_around_its_best_line(tmp_path: Path) ->
     # Line 3 holds three of the four words, line 12 all four: both are cited (3-14, 1 100
     # characters), and the snippet's 300 show line 12 and its neighbours, not lines 3-5.
     ws = tmp_path / "ws"
-    (ws / "memory").mkdir(parents=True)
-    lines = ["# 2026-03-02", ""] + [f"- Standup {n}: nothing new on the roadmap, the build is green "
-                                    "and the backlog is groomed." for n in range(16)]
-    lines[2] = "- Joanna walked the greyhound past the Riverside park gates after the standup."
-    lines[11] = "- Joanna adopted the greyhound Pixel from the Riverside shelter last spring."
-    (ws / "memory" / "2026-03-02.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    lines = greyhound_day(ws)
     with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite", search={"snippet_chars": 300}) as memory:
         memory.sync()
         hit = memory.search("Joanna greyhound Pixel Riverside").results[0]

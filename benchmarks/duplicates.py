@@ -10,6 +10,11 @@ note that says something new.
   chosen on family a alone);
 * changes (must not be caught): the same fact with another value ("Ada Park lives in Paris." /
   "Ada Park moved to Berlin.");
+* value swaps (must not be caught), written with no word saying that anything changed: the
+  fact's line with another value in the same words ("same frame": "Ada Park is vegetarian." /
+  "Ada Park is keto.", "杨磊住在西安。" / "杨磊住在北京。"), in the other template's words
+  ("other frame": "Ada Park is on the infra team." / "Ada Park belongs to the search team."),
+  and the same value said of another person ("other subject": "李强的家在杭州。" / "刘洋住在杭州。");
 * distinct notes from real logs (false alarms): the dev sets' notes (when ``../shared/bench``
   is there): LoCoMo dev's conversations, four days of each held out, and MADial dev's English
   and Chinese notes, half of the days held out; each held-out line of six words or more
@@ -57,6 +62,38 @@ def template_pairs(rng: random.Random, family: str,
             changed.append((first.format(s=subject, v=old),
                             rng.choice(changes).format(s=subject, v=new)))
     return same, changed
+
+
+def value_swaps(rng: random.Random, family: str) -> dict[str, list[list[tuple[str, str]]]]:
+    """Pairs of (line in memory, new note) by kind of swap: each kind a list of pair lists,
+    one workspace each (a workspace holds one template's lines, so that a same-frame note
+    has no other-frame line to be compared with)."""
+    en, en_project, zh, _zh_project = FAMILIES[family]
+    people = [(n, en) for n in EN_NAMES[:12]] + [(n, zh) for n in ZH_NAMES[:8]]
+    firsts: list[tuple[str, str]] = []
+    restated: list[tuple[str, str]] = []
+    other_frame: list[tuple[str, str]] = []
+    other_subject: list[tuple[str, str]] = []
+    for subject, table in people + [(n, en_project) for n in EN_PROJECTS[:6]]:
+        for values, first, _changes, _cq, _hq, restate in table.values():
+            old, new = rng.sample(values, 2)
+            firsts.append((first.format(s=subject, v=old), first.format(s=subject, v=new)))
+            restated.append((restate.format(s=subject, v=old), restate.format(s=subject, v=new)))
+            other_frame.append((first.format(s=subject, v=old), restate.format(s=subject, v=new)))
+    for names, table in ((EN_NAMES[:12], en), (ZH_NAMES[:8], zh)):
+        for values, first, _changes, _cq, _hq, restate in table.values():
+            # Noted of b, said in memory of a alone: b has no line of its own to restate.
+            for a, b in zip(names[0::2], names[1::2], strict=True):
+                value = rng.choice(values)
+                other_subject.append((first.format(s=a, v=value), restate.format(s=b, v=value)))
+    return {"same frame": [firsts, restated], "other frame": [other_frame],
+            "other subject": [other_subject]}
+
+
+def caught_in(groups: list[list[tuple[str, str]]], threshold: float, tmp: Path) -> float:
+    """:func:`caught` over several workspaces, weighted by their pairs."""
+    total = sum(len(g) for g in groups)
+    return sum(caught(g, threshold, tmp) * len(g) for g in groups) / total
 
 
 def caught(pairs: list[tuple[str, str]], threshold: float, tmp: Path) -> float:
@@ -115,13 +152,20 @@ def main() -> None:
     thresholds = [float(t) for t in args.thresholds.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         print("restatements and changed facts of each template family (English, Chinese)")
-        print(f"{'family':>6} {'pairs':>6} {'threshold':>9} {'caught %':>9} {'changes caught %':>17}")
+        print("(caught: restatements found, the higher the better; every other column: new facts")
+        print(" refused as restatements, the lower the better)")
+        print(f"{'family':>6} {'pairs':>6} {'threshold':>9} {'caught %':>9} {'changes %':>10} "
+              f"{'same frame %':>13} {'other frame %':>14} {'other subject %':>16}")
         for family in args.families.split(","):
             same, changed = template_pairs(random.Random(5), family)
+            swaps = value_swaps(random.Random(5), family)
             for threshold in thresholds:
+                refused = " ".join(f"{caught_in(swaps[kind], threshold, Path(tmp)):{width}.1f}"
+                                   for kind, width in (("same frame", 13), ("other frame", 14),
+                                                       ("other subject", 16)))
                 print(f"{family:>6} {len(same):6d} {threshold:9.2f} "
                       f"{caught(same, threshold, Path(tmp)):9.1f} "
-                      f"{caught(changed, threshold, Path(tmp)):17.1f}")
+                      f"{caught(changed, threshold, Path(tmp)):10.1f} {refused}")
         print("distinct notes of the dev sets taken for restatements (false alarms)")
         print(f"{'notes of':<14} {'threshold':>9} {'false alarms %':>15} {'notes':>6}")
         for name, workspaces, held_days in NOTE_SETS:

@@ -159,19 +159,22 @@ def test_write_appends_to_today_and_reports_the_lines(index: MemoryIndex, worksp
 
 def test_a_duplicate_shows_what_memory_holds_so_a_changed_value_can_be_corrected(
         workspace: Path, tmp_path: Path) -> None:
-    # A Chinese change in the same words ("赵敏一直找阿杰理发" beside "...阿强...") has no name
-    # the restatement check can tell apart: the model is shown the line, and memory_edit.
-    (workspace / "MEMORY.md").write_text("# Facts\n\n- 赵敏一直找阿强理发。\n", encoding="utf-8")
+    # A lower-case value in other words ("is on the infra team" / "belongs to the billing
+    # team") reads alike and shares the frame's noun: the restatement check cannot tell it from
+    # a restatement, so the model is shown the line, and memory_edit.
+    (workspace / "MEMORY.md").write_text("# Facts\n\n- Elena Rossi is on the infra team.\n",
+                                         encoding="utf-8")
     with MemoryIndex.open(workspace, index_path=tmp_path / "d.sqlite") as memory:  # real model
         memory.sync()
-        data = json.loads(call(tools_by_name(memory)["memory_write"], content="赵敏一直找阿杰理发。",
+        note = "Elena Rossi belongs to the billing team."
+        data = json.loads(call(tools_by_name(memory)["memory_write"], content=note,
                                target="memory").content)
-        assert (data["written"], data["existing"]) == (False, "- 赵敏一直找阿强理发。")
+        assert (data["written"], data["existing"]) == (False, "- Elena Rossi is on the infra team.")
         assert "memory_edit" in data["hint"] and data["citation"] == "MEMORY.md#L3"
         # A group's note is compared with the daily logs alone: MEMORY.md neither keeps it out
         # of the log nor shows through the answer.
         group = json.loads(call(tools_by_name(memory, chat_type="group")["memory_write"],
-                                content="赵敏一直找阿杰理发。").content)
+                                content=note).content)
         assert group["written"] is True and group["path"] == daily_note_path()
         assert "MEMORY.md" not in json.dumps(group, ensure_ascii=False)
 

@@ -123,6 +123,7 @@ def test_a_restatement_in_other_words_is_cited_and_a_changed_value_written_as_on
         again = memory.write("Dev Patel keeps savings at Barclays.", now=DAY)
         assert again.reason == "duplicate" and (again.path, again.start_line) == ("MEMORY.md", 1)
         assert memory.write("Elena Rossi became vegetarian.", now=DAY).appended
+        assert memory.write("Elena Rossi is keto.", now=DAY).appended  # the same words, swapped
 
 
 def test_export_writes_what_was_written_byte_for_byte_and_publish_loads_it_back(

@@ -392,8 +392,9 @@ class MemoryWriteTool(_MemoryTool):
             out["warning"] = result.warning
         if result.existing is not None and call.chat_type == "direct":
             # What memory already holds, so that a note with a changed value the check took
-            # for a restatement ("赵敏找阿杰理发" beside "赵敏一直找阿强理发") is corrected, not
-            # lost. Direct chats only: a group must not read MEMORY.md through a duplicate.
+            # for a restatement ("belongs to the billing team" beside "is on the infra
+            # team") is corrected, not lost. Direct chats only: a group must not read
+            # MEMORY.md through a duplicate.
             out["existing"] = result.existing
             out["hint"] = ("Memory already says this. If the fact changed, correct that line "
                            "with memory_edit.")

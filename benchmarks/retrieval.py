@@ -106,6 +106,12 @@ CONFIGS: tuple[Config, ...] = (
            "the default, overlapping citations of one file left as separate hits"),
     Config("use-c200", {"chunking": {"tokens": 200, "overlap": 40}},
            "USE, 200-token chunks (fewer lines, lower recall)"),
+    Config("chunks-300-60", {"chunking": {"tokens": 300, "overlap": 60}},
+           "the default with 300-token chunks, 60 carried over"),
+    Config("chunks-250-120", {"chunking": {"tokens": 250, "overlap": 120}},
+           "the default with 250-token chunks, 120 carried over (twice the chunks)"),
+    Config("chunks-220-140", {"chunking": {"tokens": 220, "overlap": 140}},
+           "the default with 220-token chunks, 140 carried over (four times the chunks)"),
 )
 
 
@@ -117,6 +123,7 @@ class SetResult:
     answerable_top: list[float] = field(default_factory=list)
     recall6_low: float = 0.0  # counting low-confidence hits where none passed the gate
     shown6: float = 0.0  # gold lines whose text the six snippets show (what a model reads)
+    chunks: int = 0  # chunks indexed: what indexing embeds (an API's bill, with a remote one)
 
 
 @dataclass
@@ -146,10 +153,12 @@ def _run_set(config: Config, members: Sequence[Path], index_dir: Path, exclude: 
     with_low = []
     shown: list[float] = []
     answerable: list[float] = []
+    chunks = 0
     for workspace in members:
         with _open(config, workspace, index_dir) as memory:
             started = time.perf_counter()
             report = memory.sync()
+            chunks += int(memory.store.counts().get("chunks", 0))
             if report.embedded:
                 tally["embed_s"].append(time.perf_counter() - started)
                 tally["embedded"].append(report.embedded)
@@ -170,7 +179,7 @@ def _run_set(config: Config, members: Sequence[Path], index_dir: Path, exclude: 
     low = summarize(with_low, ks=(6,), exclude_categories=exclude)["groups"]
     return SetResult(head["recall@6"] * 100, head["lines@6"], cats, answerable,
                      low["overall" if exclude else "all"]["recall@6"] * 100,
-                     100 * statistics.fmean(shown) if shown else float("nan"))
+                     100 * statistics.fmean(shown) if shown else float("nan"), chunks)
 
 
 def _shown(memory: MemoryIndex, workspace: Path, queries: Sequence[EvalQuery],
@@ -259,6 +268,8 @@ def format_table(results: Sequence[ConfigResult]) -> str:
         ("LoCoMo cat 1-4 R@6", cell("locomo", lambda s: s.recall6)),
         ("LoCoMo lines@6", cell("locomo", lambda s: s.lines6)),
         ("LoCoMo answer lines shown %", cell("locomo", lambda s: s.shown6)),
+        ("LoCoMo chunks indexed", lambda r: str(r.sets["locomo"].chunks) if "locomo" in r.sets
+         else "-"),
     ]
     for cat in ("1:multi-hop", "2:temporal", "3:open-domain", "4:single-hop"):
         rows.append((f"  LoCoMo {cat}", cell("locomo", lambda s, c=cat: 100 * s.categories.get(c, 0))))

@@ -129,7 +129,8 @@ def frames(tmp_path: Path) -> Any:
     (ws / "MEMORY.md").write_text("# Facts\n\n- Ada Park is vegetarian.\n- 杨磊住在西安。\n"
                                   "- 王芳的导师是林老师。\n- 赵敏一直找阿杰理发。\n- 李强的家在杭州。\n"
                                   "- Bruno Silva spends weekends hiking.\n"
-                                  "- We shipped Kestrel 3.2.\n- 张伟现在住在成都。\n",
+                                  "- We shipped Kestrel 3.2.\n- 张伟现在住在成都。\n"
+                                  "- Grace Liu often cycles to the office.\n",
                                   encoding="utf-8")
     with MemoryIndex.open(ws, index_path=tmp_path / "f.sqlite", **OPTS) as opened:
         opened.sync()
@@ -152,7 +153,8 @@ def test_another_persons_fact_or_another_fact_of_one_person_is_written(
 
 @pytest.mark.parametrize(("note", "line"), [("Ada Park eats vegetarian.", 3),
                                             ("Kestrel 3.2 is what runs in production.", 9),
-                                            ("张伟的家在成都。", 10)])
+                                            ("张伟的家在成都。", 10),
+                                            ("Grace Liu frequently cycles to the office.", 11)])
 def test_a_restatement_swapping_only_how_it_is_said_is_still_caught(
         frames: MemoryIndex, note: str, line: int) -> None:
     result = frames.write(note)

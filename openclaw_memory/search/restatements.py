@@ -39,9 +39,10 @@ from openclaw_memory.search.textsearch import CJK_CHAR, STOP_WORDS
 from openclaw_memory.types import SearchHit
 
 if TYPE_CHECKING:
+    from openclaw_memory.embeddings.base import EmbeddingProvider
     from openclaw_memory.memory_base import ChatType, Memory
 
-__all__ = ["NAMED_MARGIN", "Restatement", "find_restatement", "restated_note"]
+__all__ = ["NAMED_MARGIN", "REWORDED", "Restatement", "find_restatement", "restated_note"]
 
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
@@ -76,6 +77,12 @@ _CJK_LINKS = frozenset("了的在到是把给成着过去来也都就又还和�
 _FRAME_SHARE = 0.6
 #: The longest swapped span taken for a value, in words (two CJK characters a word).
 _SWAP_WORDS = 2.5
+#: How alike in meaning (the embedder's cosine) two swapped spans must be to reword a line
+#: rather than change its value. Of twelve synonym pairs, six reach it ("often" / "frequently"
+#: 0.94, "住在" / "居住在" 0.86; "likes" / "loves" 0.67 does not: written, an extra line); of
+#: twelve value pairs none ("vegetarian" / "keto" 0.46, "西安" / "北京" 0.47, "cat" / "dog"
+#: 0.67; "Monday" / "Friday" 0.77, capitalised, is kept by the names anyway).
+REWORDED = 0.8
 _UNIT = re.compile(f"{CJK_CHAR.pattern}|[^\\W_]+", re.UNICODE)
 
 
@@ -159,12 +166,13 @@ def _says_something(units: Sequence[str]) -> bool:
         u not in STOP_WORDS and len(u) > 1 for u in units if not CJK_CHAR.match(u))
 
 
-def _swaps_value(note: str, line: str) -> bool:
-    """Whether ``note`` is ``line`` with one short span swapped for another, each saying
-    something: the same frame with another value, a change however alike the two read
-    ("王芳的导师是老李" / "王芳的导师是林老师"). A span saying that something changed ("became
-    vegan" / "eats vegan", "刚提了" / "的座驾是") swaps how a fact is said, not the fact:
-    :func:`_brings` judges those."""
+def _swapped(note: str, line: str) -> tuple[str, str] | None:
+    """The (line's, note's) spans when ``note`` is ``line`` with one short span swapped for
+    another, each saying something: the same frame with another value, a change however alike
+    the two read ("王芳的导师是老李" / "王芳的导师是林老师"), unless the spans themselves mean
+    the same (:data:`REWORDED`). A span saying that something changed ("became vegan" / "eats
+    vegan", "刚提了" / "的座驾是") swaps how a fact is said, not the fact: :func:`_brings`
+    judges those."""
     a, b = [u.lower() for u in _UNIT.findall(line)], [u.lower() for u in _UNIT.findall(note)]
     head = 0
     while head < min(len(a), len(b)) and a[head] == b[head]:
@@ -174,11 +182,13 @@ def _swaps_value(note: str, line: str) -> bool:
         tail += 1
     old, new = a[head:len(a) - tail], b[head:len(b) - tail]
     if not old or not new or _CHANGE.search(_text(old)) or _CHANGE.search(_text(new)):
-        return False
+        return None
     same = _weight(a[:head]) + _weight(a[len(a) - tail:])
-    return (max(_weight(old), _weight(new)) <= _SWAP_WORDS
+    if (max(_weight(old), _weight(new)) <= _SWAP_WORDS
             and same >= _FRAME_SHARE * min(_weight(a), _weight(b))
-            and _says_something(old) and _says_something(new))
+            and _says_something(old) and _says_something(new)):
+        return _text(old), _text(new)
+    return None
 
 
 def _content(text: str) -> set[str]:
@@ -214,11 +224,20 @@ def _shares_more_than_whom(note: str, line: str) -> bool:
 
 
 def _same_fact(note: str, line: str) -> bool:
-    """Whether a ``line`` alike in meaning and holding the note's names says the note's fact:
-    no new value said to be a change, no value swapped in the same words, and something in
-    common besides whom it is about."""
-    return (not _brings(note, line) and not _swaps_value(note, line)
-            and _shares_more_than_whom(note, line))
+    """Whether a ``line`` alike in meaning and holding the note's names may say the note's
+    fact: no new value said to be a change, and something in common besides whom it is about
+    (a value swapped in the same words is judged apart: :func:`_swapped`)."""
+    return not _brings(note, line) and _shares_more_than_whom(note, line)
+
+
+def _reworded(provider: EmbeddingProvider, swaps: Sequence[tuple[str, str]]) -> list[bool]:
+    """For each (line's, note's) swapped spans, whether the two mean the same: "often" /
+    "frequently" rewords a line, "vegetarian" / "keto" changes it."""
+    if not swaps:
+        return []
+    vectors = np.asarray(provider.embed_documents([t for pair in swaps for t in pair]),
+                         dtype=np.float32)
+    return [float(vectors[2 * k] @ vectors[2 * k + 1]) >= REWORDED for k in range(len(swaps))]
 
 
 def _hit_lines(memory: Memory, hit: SearchHit) -> list[str]:
@@ -264,15 +283,20 @@ def find_restatement(memory: Memory, note: str, *, threshold: float,
         return None
     pinned, subject = _pinned(bare), _cjk_subject(bare)
     bar = threshold - NAMED_MARGIN if _names_value(pinned) else threshold
-    best: Restatement | None = None
+    alike: list[Restatement] = []
     for (path, number, text), vector in zip(lines, vectors[1:], strict=True):
         similarity = float(vector @ vectors[0])
         words = {t.lower() for t in _TOKEN.findall(text)}
         if (similarity >= bar and pinned <= words and subject in text
-                and _same_fact(bare, _bare(text))
-                and (best is None or similarity > best.similarity)):
-            best = Restatement(path, number, text, similarity)
-    return best
+                and _same_fact(bare, _bare(text))):
+            alike.append(Restatement(path, number, text, similarity))
+    swaps = {k: pair for k, r in enumerate(alike) if (pair := _swapped(bare, _bare(r.text)))}
+    try:
+        reworded = dict(zip(swaps, _reworded(provider, list(swaps.values())), strict=True))
+    except Exception:  # the spans cannot be compared now: a swap is taken for a change
+        reworded = dict.fromkeys(swaps, False)
+    kept = [r for k, r in enumerate(alike) if reworded.get(k, True)]
+    return max(kept, key=lambda r: r.similarity, default=None)
 
 
 def _looked_in(only_in: str | None, daily_only: bool) -> Callable[[str], bool] | None:

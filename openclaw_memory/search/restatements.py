@@ -170,9 +170,9 @@ def _swapped(note: str, line: str) -> tuple[str, str] | None:
     """The (line's, note's) spans when ``note`` is ``line`` with one short span swapped for
     another, each saying something: the same frame with another value, a change however alike
     the two read ("王芳的导师是老李" / "王芳的导师是林老师"), unless the spans themselves mean
-    the same (:data:`REWORDED`). A span saying that something changed ("became vegan" / "eats
-    vegan", "刚提了" / "的座驾是") swaps how a fact is said, not the fact: :func:`_brings`
-    judges those."""
+    the same (the caller asks :func:`_reworded`). A span saying that something changed
+    ("became vegan" / "eats vegan", "刚提了" / "的座驾是") swaps how a fact is said, not the
+    fact: :func:`_brings` judges those."""
     a, b = [u.lower() for u in _UNIT.findall(line)], [u.lower() for u in _UNIT.findall(note)]
     head = 0
     while head < min(len(a), len(b)) and a[head] == b[head]:

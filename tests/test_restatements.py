@@ -14,15 +14,21 @@ from openclaw_memory import MemoryIndex
 OPTS: dict[str, Any] = {"timezone": "UTC"}
 
 
-@pytest.fixture()
-def memory(tmp_path: Path) -> Any:
-    ws = tmp_path / "ws"
+def _curated(tmp_path: Path, name: str, facts: list[str]) -> Any:
+    """An index over a workspace whose MEMORY.md lists ``facts`` from line 3 on."""
+    ws = tmp_path / name
     (ws / "memory").mkdir(parents=True)
-    (ws / "MEMORY.md").write_text("# Facts\n\n- Ada Park now lives in Madrid.\n"
-                                  "- The Kestrel release is scheduled for 30 April.\n")
-    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite", **OPTS) as opened:
+    (ws / "MEMORY.md").write_text("# Facts\n\n" + "".join(f"- {f}\n" for f in facts),
+                                  encoding="utf-8")
+    with MemoryIndex.open(ws, index_path=tmp_path / f"{name}.sqlite", **OPTS) as opened:
         opened.sync()
         yield opened
+
+
+@pytest.fixture()
+def memory(tmp_path: Path) -> Any:
+    yield from _curated(tmp_path, "ws", ["Ada Park now lives in Madrid.",
+                                         "The Kestrel release is scheduled for 30 April."])
 
 
 def test_a_restatement_is_answered_with_the_line_that_says_it(memory: MemoryIndex) -> None:
@@ -39,16 +45,11 @@ def test_a_changed_fact_or_another_subject_is_written(memory: MemoryIndex, note:
 
 @pytest.fixture()
 def habits(tmp_path: Path) -> Any:
-    ws = tmp_path / "ws3"
-    (ws / "memory").mkdir(parents=True)
-    (ws / "MEMORY.md").write_text("# Facts\n\n- Elena Rossi is vegan.\n- Elena Rossi's sport is judo.\n"
-                                  "- Dev Patel opened an account at Barclays and closed the old one.\n"
-                                  "- 王芳的保险是在人寿保险买的。\n- 王芳的导师是老王。\n"
-                                  "- Dev Patel drinks espresso.\n- 刘洋平时在家乐福买菜。\n",
-                                  encoding="utf-8")
-    with MemoryIndex.open(ws, index_path=tmp_path / "h.sqlite", **OPTS) as opened:
-        opened.sync()
-        yield opened
+    yield from _curated(tmp_path, "ws3", [
+        "Elena Rossi is vegan.", "Elena Rossi's sport is judo.",
+        "Dev Patel opened an account at Barclays and closed the old one.",
+        "王芳的保险是在人寿保险买的。", "王芳的导师是老王。", "Dev Patel drinks espresso.",
+        "刘洋平时在家乐福买菜。"])
 
 
 @pytest.mark.parametrize("note", ["Elena Rossi became vegetarian.", "Elena Rossi took up tennis.",
@@ -124,30 +125,19 @@ def test_the_check_can_be_turned_off(tmp_path: Path) -> None:
 
 @pytest.fixture()
 def frames(tmp_path: Path) -> Any:
-    ws = tmp_path / "ws4"
-    (ws / "memory").mkdir(parents=True)
-    (ws / "MEMORY.md").write_text("# Facts\n\n- Ada Park is vegetarian.\n- 杨磊住在西安。\n"
-                                  "- 王芳的导师是林老师。\n- 赵敏一直找阿杰理发。\n- 李强的家在杭州。\n"
-                                  "- Bruno Silva spends weekends hiking.\n"
-                                  "- We shipped Kestrel 3.2.\n- 张伟现在住在成都。\n"
-                                  "- Grace Liu often cycles to the office.\n",
-                                  encoding="utf-8")
-    with MemoryIndex.open(ws, index_path=tmp_path / "f.sqlite", **OPTS) as opened:
-        opened.sync()
-        yield opened
+    yield from _curated(tmp_path, "ws4", [
+        "Ada Park is vegetarian.", "杨磊住在西安。", "王芳的导师是林老师。", "赵敏一直找阿杰理发。",
+        "李强的家在杭州。", "Bruno Silva spends weekends hiking.", "We shipped Kestrel 3.2.",
+        "张伟现在住在成都。", "Grace Liu often cycles to the office."])
 
 
 @pytest.mark.parametrize("note", ["Ada Park is keto.", "杨磊住在北京。", "王芳的导师是老李。",
-                                  "赵敏一直找阿强理发。"])
-def test_the_same_words_with_another_value_are_a_change(frames: MemoryIndex, note: str) -> None:
-    # No capital tells the value, and the two read alike (0.67-0.9): the one span swapped does.
-    assert frames.write(note).appended, note
-
-
-@pytest.mark.parametrize("note", ["刘洋住在杭州。", "Bruno Silva is on the infra team."])
-def test_another_persons_fact_or_another_fact_of_one_person_is_written(
-        frames: MemoryIndex, note: str) -> None:
-    # 刘洋 is not 李强 (no capital to keep a Chinese name); a team is not a weekend pastime.
+                                  "赵敏一直找阿强理发。", "刘洋住在杭州。",
+                                  "Bruno Silva is on the infra team."])
+def test_a_new_fact_reading_like_a_line_is_written(frames: MemoryIndex, note: str) -> None:
+    # No capital tells the value, and each reads like a line (0.66-0.9): the line's own words
+    # with one span swapped; 刘洋 is not 李强 (a Chinese name has no capital to keep); a team
+    # is not a weekend pastime (only the name is shared).
     assert frames.write(note).appended, note
 
 

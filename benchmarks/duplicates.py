@@ -3,6 +3,7 @@ note that says something new.
 
     python benchmarks/duplicates.py                      # the default threshold (0.65)
     python benchmarks/duplicates.py --thresholds 0.75,0.8,0.85 --families a,h
+    python benchmarks/duplicates.py --seed 11            # other values, the same templates
 
 * restatements (should be caught): each fact of the knowledge-update set written in one
   template, then restated in another ("Ada Park now lives in Madrid." / "Ada Park's home is in
@@ -147,6 +148,9 @@ def main() -> None:
     parser.add_argument("--families", default=",".join(FAMILIES))
     parser.add_argument("--per-workspace", type=int, default=150,
                         help="the most held-out lines asked of one workspace")
+    parser.add_argument("--seed", type=int, default=5,
+                        help="the draw of values for the template pairs (another seed: other "
+                             "values and old/new orders in the same templates)")
     args = parser.parse_args()
     print(machine_report())
     thresholds = [float(t) for t in args.thresholds.split(",")]
@@ -157,8 +161,8 @@ def main() -> None:
         print(f"{'family':>6} {'pairs':>6} {'threshold':>9} {'caught %':>9} {'changes %':>10} "
               f"{'same frame %':>13} {'other frame %':>14} {'other subject %':>16}")
         for family in args.families.split(","):
-            same, changed = template_pairs(random.Random(5), family)
-            swaps = value_swaps(random.Random(5), family)
+            same, changed = template_pairs(random.Random(args.seed), family)
+            swaps = value_swaps(random.Random(args.seed), family)
             for threshold in thresholds:
                 refused = " ".join(f"{caught_in(swaps[kind], threshold, Path(tmp)):{width}.1f}"
                                    for kind, width in (("same frame", 13), ("other frame", 14),

@@ -128,16 +128,19 @@ def frames(tmp_path: Path) -> Any:
     yield from _curated(tmp_path, "ws4", [
         "Ada Park is vegetarian.", "杨磊住在西安。", "王芳的导师是林老师。", "赵敏一直找阿杰理发。",
         "李强的家在杭州。", "Bruno Silva spends weekends hiking.", "We shipped Kestrel 3.2.",
-        "张伟现在住在成都。", "Grace Liu often cycles to the office."])
+        "张伟现在住在成都。", "Grace Liu often cycles to the office.",
+        "For Osprey we decided to use REST for the API.", "陈静的工资卡在招商银行。"])
 
 
 @pytest.mark.parametrize("note", ["Ada Park is keto.", "杨磊住在北京。", "王芳的导师是老李。",
                                   "赵敏一直找阿强理发。", "刘洋住在杭州。",
-                                  "Bruno Silva is on the infra team."])
+                                  "Bruno Silva is on the infra team.",
+                                  "Osprey's API will use gRPC after all.", "陈静新开了工商银行的卡。"])
 def test_a_new_fact_reading_like_a_line_is_written(frames: MemoryIndex, note: str) -> None:
     # No capital tells the value, and each reads like a line (0.66-0.9): the line's own words
     # with one span swapped; 刘洋 is not 李强 (a Chinese name has no capital to keep); a team
-    # is not a weekend pastime (only the name is shared).
+    # is not a weekend pastime (only the name is shared). A capital inside a word is a name
+    # (gRPC); a new pair of characters is a new value (工商 beside 工资卡...招商).
     assert frames.write(note).appended, note
 
 

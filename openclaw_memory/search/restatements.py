@@ -101,11 +101,12 @@ def _bare(line: str) -> str:
 def _pinned(text: str) -> set[str]:
     """The tokens a restatement must keep: numbers, and names (capitalised words; the first
     word of the note too unless it is a common word: "Kestrel switched to MongoDB" is about
-    Kestrel, "The team..." is not about "the")."""
+    Kestrel, "The team..." is not about "the"; a capital inside a word, "gRPC", "iPhone")."""
     tokens = _TOKEN.findall(text)
     out = set()
     for n, token in enumerate(tokens):
-        named = token[:1].isupper() and (n > 0 or token.lower() not in STOP_WORDS)
+        named = ((token[:1].isupper() and (n > 0 or token.lower() not in STOP_WORDS))
+                 or any(ch.isupper() for ch in token[1:]))
         if any(ch.isdigit() for ch in token) or named:
             out.add(token.lower())
     return out
@@ -143,7 +144,17 @@ def _brings(note: str, line: str) -> bool:
     words = {t.lower() for t in _TOKEN.findall(plain) if not CJK_CHAR.search(t)}
     if any(w not in have and w not in STOP_WORDS and len(w) > 1 for w in words):
         return True
-    return bool(set(CJK_CHAR.findall(plain)) - set(line) - _CJK_LINKS)
+    if set(CJK_CHAR.findall(plain)) - set(line) - _CJK_LINKS:
+        return True
+    # Pairs too: "工商银行" brings 工商 beside "工资卡在招商银行", which holds each character.
+    return bool(_pairs(plain) - _pairs(line))
+
+
+def _pairs(text: str) -> set[str]:
+    """A text's CJK character pairs, neither character a link."""
+    return {run[k:k + 2] for run in re.findall(f"(?:{CJK_CHAR.pattern})+", text)
+            for k in range(len(run) - 1)
+            if run[k] not in _CJK_LINKS and run[k + 1] not in _CJK_LINKS}
 
 
 def _weight(units: Sequence[str]) -> float:

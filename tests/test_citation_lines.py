@@ -10,7 +10,7 @@ import pytest
 from search_hits import greyhound_day
 
 from openclaw_memory import MemoryIndex
-from openclaw_memory.search.citelines import ChunkLines, LineMatcher, cited_span, cited_spans
+from openclaw_memory.search.citelines import ChunkLines, LineMatcher, cited_lines
 from openclaw_memory.search.hits import _cited_spans
 from openclaw_memory.search.snippets import lines_around
 from openclaw_memory.search.textsearch import keyword_terms
@@ -23,8 +23,13 @@ def _chunk(lines: list[str], start: int = 1) -> ChunkLines:
     return ChunkLines("\n".join(lines), start, start + len(lines) - 1)
 
 
+def _cited(chunk: ChunkLines, terms: list[str], min_lines: int) -> tuple[int, int]:
+    cited = cited_lines([chunk], terms, min_lines, LineMatcher())[0]
+    return cited.start, cited.end
+
+
 def _span(lines: list[str], question: str, min_lines: int = 5, start: int = 1) -> tuple[int, int]:
-    return cited_span(_chunk(lines, start), keyword_terms(question), min_lines, LineMatcher())
+    return _cited(_chunk(lines, start), keyword_terms(question), min_lines)
 
 
 def test_the_line_holding_the_words_is_cited_with_its_neighbours() -> None:
@@ -43,8 +48,8 @@ def test_the_hits_of_a_search_are_cited_together_as_each_would_be_alone() -> Non
         chunks.append(_chunk(lines, start=1 + 100 * k))
     chunks.append(_chunk(FILLER[:3], start=900))  # short: cited whole
     terms = keyword_terms("What did Joanna name her greyhound?")
-    alone = [cited_span(c, terms, 5, LineMatcher()) for c in chunks]
-    assert cited_spans(chunks, terms, 5, LineMatcher()) == alone
+    alone = [_cited(c, terms, 5) for c in chunks]
+    assert [(c.start, c.end) for c in cited_lines(chunks, terms, 5, LineMatcher())] == alone
     assert alone[0] == (2, 6) and alone[1] == (101, 112) and alone[3] == (900, 902)
 
 
@@ -100,7 +105,7 @@ def test_the_whole_chunk_is_cited_when_nothing_says_which_line(lines: list[str],
 
 def test_a_chunk_whose_text_does_not_map_onto_its_lines_is_cited_whole() -> None:
     chunk = ChunkLines("- Pixel.\n- two", 1, 9)
-    assert cited_span(chunk, ["pixel"], 1, LineMatcher()) == (1, 9)
+    assert _cited(chunk, ["pixel"], 1) == (1, 9)
 
 
 def test_transcript_chunks_are_never_narrowed() -> None:

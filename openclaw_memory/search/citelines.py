@@ -4,8 +4,8 @@ A chunk is ~400 tokens (a dozen lines of a conversation log), while the fact ask
 usually one line. Each line of a hit's chunk gets the share of the question's search terms it
 holds (matched as the keyword index tokenises them: stems, CJK pairs; every term counts the
 same: IDF, which tells chunks apart, lets one rare word decide alone within a chunk and cost
-recall); the citation keeps every line holding a term within ``SLACK`` of the best line's share, widened to
-at least ``min_lines`` lines around the best one, so the answer's neighbours (the question a
+recall); the citation keeps every line holding a term within ``SLACK`` of the best line's
+share, widened to at least ``min_lines`` lines around the best one, so the answer's neighbours (the question a
 reply answers, the turn after) stay in view. A chunk none of whose lines holds a query term (a
 match by meaning alone) is cited whole: nothing says which line carries it.
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from openclaw_memory.search.textsearch import fts_body, quote_term
 from openclaw_memory.store.connection import probe_driver
 
-__all__ = ["SLACK", "ChunkLines", "Cited", "LineMatcher", "cited_lines", "cited_span", "cited_spans"]
+__all__ = ["SLACK", "ChunkLines", "Cited", "LineMatcher", "cited_lines"]
 
 #: Lines whose coverage is within this of the best line's are cited too.
 SLACK = 0.34
@@ -89,20 +89,6 @@ class Cited:
     end: int
     best: int | None = None
     share: float = 0.0
-
-
-def cited_span(chunk: ChunkLines, terms: Sequence[str], min_lines: int,
-               matcher: LineMatcher) -> tuple[int, int]:
-    """The (start, end) lines a hit on ``chunk`` cites: :func:`cited_spans` of one chunk."""
-    return cited_spans([chunk], terms, min_lines, matcher)[0]
-
-
-def cited_spans(chunks: Sequence[ChunkLines], terms: Sequence[str], min_lines: int,
-                matcher: LineMatcher,
-                concepts: Sequence[Sequence[Sequence[str]]] | None = None,
-                ) -> list[tuple[int, int]]:
-    """The (start, end) lines each hit cites (:func:`cited_lines` without the best lines)."""
-    return [(c.start, c.end) for c in cited_lines(chunks, terms, min_lines, matcher, concepts)]
 
 
 def cited_lines(chunks: Sequence[ChunkLines], terms: Sequence[str], min_lines: int,

@@ -84,6 +84,7 @@ _SWAP_WORDS = 2.5
 #: 0.67; "Monday" / "Friday" 0.77, capitalised, is kept by the names anyway).
 REWORDED = 0.8
 _UNIT = re.compile(f"{CJK_CHAR.pattern}|[^\\W_]+", re.UNICODE)
+_CJK_RUN = re.compile(f"(?:{CJK_CHAR.pattern})+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,14 +148,17 @@ def _brings(note: str, line: str) -> bool:
     if set(CJK_CHAR.findall(plain)) - set(line) - _CJK_LINKS:
         return True
     # Pairs too: "工商银行" brings 工商 beside "工资卡在招商银行", which holds each character.
-    return bool(_pairs(plain) - _pairs(line))
+    return bool(_value_pairs(plain) - _value_pairs(line))
 
 
-def _pairs(text: str) -> set[str]:
-    """A text's CJK character pairs, neither character a link."""
-    return {run[k:k + 2] for run in re.findall(f"(?:{CJK_CHAR.pattern})+", text)
-            for k in range(len(run) - 1)
-            if run[k] not in _CJK_LINKS and run[k + 1] not in _CJK_LINKS}
+def _cjk_pairs(text: str) -> set[str]:
+    """A text's pairs of adjacent CJK characters."""
+    return {run[k:k + 2] for run in _CJK_RUN.findall(text) for k in range(len(run) - 1)}
+
+
+def _value_pairs(text: str) -> set[str]:
+    """:func:`_cjk_pairs` with neither character a link."""
+    return {pair for pair in _cjk_pairs(text) if not _CJK_LINKS.intersection(pair)}
 
 
 def _weight(units: Sequence[str]) -> float:
@@ -206,11 +210,9 @@ def _content(text: str) -> set[str]:
     """The words of a line that say what it is about: no link words, no words saying that
     something changed (numbers kept whole or not: "3.2"); CJK text as pairs of characters."""
     plain = _CHANGE.sub(" ", text.lower())
-    out = {w for w in _TOKEN.findall(plain) if not CJK_CHAR.search(w)
-           and (any(ch.isdigit() for ch in w) or (w not in STOP_WORDS and len(w) > 1))}
-    for run in re.findall(f"(?:{CJK_CHAR.pattern})+", plain):
-        out |= {run[k:k + 2] for k in range(len(run) - 1)}
-    return out
+    words = {w for w in _TOKEN.findall(plain) if not CJK_CHAR.search(w)
+             and (any(ch.isdigit() for ch in w) or (w not in STOP_WORDS and len(w) > 1))}
+    return words | _cjk_pairs(plain)
 
 
 def _lead(text: str) -> set[str]:
@@ -227,18 +229,19 @@ def _lead(text: str) -> set[str]:
     return out
 
 
-def _shares_more_than_whom(note: str, line: str) -> bool:
-    """Whether ``note`` and ``line`` share a word besides whom the note is about: two facts
-    of one person read alike to the embedder ("Bruno Silva is on the infra team" / "Bruno
-    Silva spends weekends hiking", 0.66), and a restatement keeps what the fact says."""
-    return bool((_content(note) & _content(line)) - _lead(note))
+def _told(note: str) -> set[str]:
+    """What a note says besides whom it is about (:func:`_content` less :func:`_lead`)."""
+    return _content(note) - _lead(note)
 
 
-def _same_fact(note: str, line: str) -> bool:
+def _same_fact(note: str, told: set[str], line: str) -> bool:
     """Whether a ``line`` alike in meaning and holding the note's names may say the note's
-    fact: no new value said to be a change, and something in common besides whom it is about
-    (a value swapped in the same words is judged apart: :func:`_swapped`)."""
-    return not _brings(note, line) and _shares_more_than_whom(note, line)
+    fact: no new value said to be a change, and a word in common with what the note tells
+    (``told``, :func:`_told`) besides whom it is about. Two facts of one person read alike to
+    the embedder through the name ("Bruno Silva is on the infra team" / "Bruno Silva spends
+    weekends hiking", 0.66); a restatement keeps what the fact says. A value swapped in the
+    same words is judged apart (:func:`_swapped`)."""
+    return not _brings(note, line) and bool(told & _content(line))
 
 
 def _reworded(provider: EmbeddingProvider, swaps: Sequence[tuple[str, str]]) -> list[bool]:
@@ -292,14 +295,14 @@ def find_restatement(memory: Memory, note: str, *, threshold: float,
                              dtype=np.float32)
     except Exception:  # no restatement check during an outage: the exact check still runs
         return None
-    pinned, subject = _pinned(bare), _cjk_subject(bare)
+    pinned, subject, told = _pinned(bare), _cjk_subject(bare), _told(bare)
     bar = threshold - NAMED_MARGIN if _names_value(pinned) else threshold
     alike: list[Restatement] = []
     for (path, number, text), vector in zip(lines, vectors[1:], strict=True):
         similarity = float(vector @ vectors[0])
         words = {t.lower() for t in _TOKEN.findall(text)}
         if (similarity >= bar and pinned <= words and subject in text
-                and _same_fact(bare, _bare(text))):
+                and _same_fact(bare, told, _bare(text))):
             alike.append(Restatement(path, number, text, similarity))
     swaps = {k: pair for k, r in enumerate(alike) if (pair := _swapped(bare, _bare(r.text)))}
     try:

@@ -344,5 +344,6 @@ def run_family(tmp: Path, family: str, seed: int, configs: list[str],
     run.left = left
     return run
 
+
 if __name__ == "__main__":
     main()

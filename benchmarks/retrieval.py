@@ -109,9 +109,9 @@ CONFIGS: tuple[Config, ...] = (
     Config("chunks-300-60", {"chunking": {"tokens": 300, "overlap": 60}},
            "the default with 300-token chunks, 60 carried over"),
     Config("chunks-250-120", {"chunking": {"tokens": 250, "overlap": 120}},
-           "the default with 250-token chunks, 120 carried over (twice the chunks)"),
+           "the default with 250-token chunks, 120 carried over"),
     Config("chunks-220-140", {"chunking": {"tokens": 220, "overlap": 140}},
-           "the default with 220-token chunks, 140 carried over (four times the chunks)"),
+           "the default with 220-token chunks, 140 carried over"),
 )
 
 

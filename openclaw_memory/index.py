@@ -43,7 +43,7 @@ from openclaw_memory.indexing.sync_connection import SyncConnection
 from openclaw_memory.memory_base import ChatType, Memory
 from openclaw_memory.search.pipeline import SearchOutcome, SearchRequest, run_search
 from openclaw_memory.search.response import CitationMode, build_response
-from openclaw_memory.search.restatements import restated_note
+from openclaw_memory.search.restatements import duplicate_of, note_check
 from openclaw_memory.settings_sources import SettingsOrigin, load_settings, set_fields
 from openclaw_memory.store import Store
 from openclaw_memory.store.claims import claim_index_file, embedding_key
@@ -426,11 +426,13 @@ class MemoryIndex(Memory):
         if target == "memory":  # a curated fact carries the day it was learned
             content = stamp_date(normalise_note(content),
                                  today(self.settings.timezone, now).isoformat())
-        said = restated_note(self, content, target=target, area=area, chat_type=chat_type)
-        if said is not None:  # said already, in other words: cite it instead of a copy
-            return said
+        check = note_check(self, content, target=target, area=area, chat_type=chat_type)
+        if check.same is not None:  # said already, word for word: cite it instead of a copy
+            return duplicate_of(check.same)
         result = append_to(self.workspace, content, target, area=area, tz=self.settings.timezone,
                            now=now, max_file_bytes=self.settings.sync.max_file_bytes)
+        if result.written:
+            result = replace(result, related=check.related)
         self.freshness.mark("written through write()")
         if result.appended:
             try:

@@ -157,11 +157,11 @@ def test_write_appends_to_today_and_reports_the_lines(index: MemoryIndex, worksp
     assert found["results"][0]["path"] == today  # written notes are indexed at once
 
 
-def test_a_duplicate_shows_what_memory_holds_so_a_changed_value_can_be_corrected(
+def test_a_changed_value_is_written_and_the_line_it_makes_stale_is_named(
         workspace: Path, tmp_path: Path) -> None:
     # A lower-case value in other words ("is on the infra team" / "belongs to the billing
-    # team") reads alike and shares the frame's noun: the restatement check cannot tell it from
-    # a restatement, so the model is shown the line, and memory_edit.
+    # team") reads alike: the note is saved, and the model is shown the older line with its
+    # citation, to correct it with memory_edit.
     (workspace / "MEMORY.md").write_text("# Facts\n\n- Elena Rossi is on the infra team.\n",
                                          encoding="utf-8")
     with MemoryIndex.open(workspace, index_path=tmp_path / "d.sqlite") as memory:  # real model
@@ -169,10 +169,11 @@ def test_a_duplicate_shows_what_memory_holds_so_a_changed_value_can_be_corrected
         note = "Elena Rossi belongs to the billing team."
         data = json.loads(call(tools_by_name(memory)["memory_write"], content=note,
                                target="memory").content)
-        assert (data["written"], data["existing"]) == (False, "- Elena Rossi is on the infra team.")
-        assert "memory_edit" in data["hint"] and data["citation"] == "MEMORY.md#L3"
-        # A group's note is compared with the daily logs alone: MEMORY.md neither keeps it out
-        # of the log nor shows through the answer.
+        assert data["written"] is True and "memory_edit" in data["hint"]
+        assert data["related"][0]["citation"] == "MEMORY.md#L3"
+        assert data["related"][0]["text"] == "- Elena Rossi is on the infra team."
+        # A group's note is compared with the daily logs alone: MEMORY.md never shows through
+        # the answer.
         group = json.loads(call(tools_by_name(memory, chat_type="group")["memory_write"],
                                 content=note).content)
         assert group["written"] is True and group["path"] == daily_note_path()

@@ -114,15 +114,17 @@ def test_daily_notes_are_appended_as_blocks_and_a_duplicate_is_not_written_again
         assert memory.get("memory/2026-03-02.md").text == "first note\n\nsecond\nnote\n"
 
 
-def test_a_restatement_in_other_words_is_cited_and_a_changed_value_written_as_on_sqlite(
+def test_the_same_statement_is_cited_and_any_other_note_written_with_related_lines_as_on_sqlite(
         pg_dsn: str) -> None:
     with PostgresMemory.open(pg_dsn, workspace="dup", timezone="UTC") as memory:  # real model
-        memory.write("Dev Patel opened an account at Barclays and closed the old one.",
-                     target="memory")
         memory.write("Elena Rossi is vegan.", target="memory")
-        again = memory.write("Dev Patel keeps savings at Barclays.", now=DAY)
+        again = memory.write("elena rossi is vegan", now=DAY)
         assert again.reason == "duplicate" and (again.path, again.start_line) == ("MEMORY.md", 1)
-        assert memory.write("Elena Rossi became vegetarian.", now=DAY).appended
+        changed = memory.write("Elena Rossi is no longer vegan.", now=DAY)
+        assert changed.appended
+        first = changed.related[0]
+        assert first.citation == "MEMORY.md#L1" and first.text.startswith("Elena Rossi is vegan.")
+        assert first.learned is not None and f"(as of {first.learned})" in first.text
         assert memory.write("Elena Rossi is keto.", now=DAY).appended  # the same words, swapped
 
 

@@ -256,9 +256,19 @@ def _cmd_write(memory: Memory, args: argparse.Namespace) -> None:
     if args.json:
         _print_json({"path": result.path, "start_line": result.start_line,
                      "end_line": result.end_line, "citation": where, "written": result.written,
-                     "reason": result.reason, "warning": result.warning})
+                     "reason": result.reason, "warning": result.warning,
+                     "existing": result.existing,
+                     "related": [r.as_dict() for r in result.related]})
         return
-    print(f"appended to {where}" if result.appended else f"not written: {result.reason}")
+    if result.appended:
+        print(f"appended to {where}")
+    elif result.reason == "duplicate":
+        print(f"not written (duplicate): {where} already says this: {result.existing}")
+    else:
+        print(f"not written: {result.reason}")
+    for related in result.related:
+        print(f"related: {related.citation} ({related.learned or 'undated'}): "
+              f"{related.text.strip()}")
     if result.warning:
         print(f"warning: {result.warning}", file=sys.stderr)
 

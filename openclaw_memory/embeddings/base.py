@@ -160,6 +160,13 @@ class EmbeddingProvider(ABC):
         self._check_shape(rows, len(texts))
         return rows
 
+    def embed_for_search(self, texts: Sequence[str]) -> FloatArray:
+        """:meth:`embed_documents` for texts a search compares (lines of its hits, a note
+        checked before it is written): never stored anywhere. A cache in front of the
+        provider reads its entries but keeps new vectors in memory (embeddings/cache.py), so
+        a search never writes the index."""
+        return self.embed_documents(texts)
+
     def embed_query(self, text: str) -> FloatArray:
         """Vector of one query, shape (dims,); an invalid vector raises EmbeddingError."""
         self._calls.query = True

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -18,7 +19,11 @@ import numpy.typing as npt
 
 from openclaw_memory.embeddings.base import EmbeddingProvider, FloatArray, normalize_rows
 
-__all__ = ["CacheBackend", "CachedProvider", "MemoryCacheBackend", "text_hash"]
+__all__ = ["SEARCH_VECTORS", "CacheBackend", "CachedProvider", "MemoryCacheBackend", "text_hash"]
+
+#: Vectors of texts a search compared, kept in memory per provider (about 1.5 KB each at 384
+#: dimensions: 6 MB), newest kept.
+SEARCH_VECTORS = 4096
 
 
 def text_hash(text: str) -> str:
@@ -71,6 +76,12 @@ class CachedProvider(EmbeddingProvider):
     the provider (a text repeated within one call is embedded once and counted once).
     Queries are not cached: they are rarely repeated and must reflect the live provider.
     ``backend`` may be reassigned (e.g. to a fresh index during a rebuild).
+
+    :meth:`embed_for_search` (the lines a search compares) reads the backend but keeps what
+    it embeds in a bounded in-process map (:data:`SEARCH_VECTORS` texts): a search never
+    writes the index. Writing them had bumped the index generation on every search with a
+    costly provider, voiding the in-memory postings (issue 47: 41 bumps in 100 searches), and
+    made a search wait for another process's write lock.
     """
 
     def __init__(self, provider: EmbeddingProvider, backend: CacheBackend) -> None:
@@ -85,6 +96,8 @@ class CachedProvider(EmbeddingProvider):
         self.hits = 0
         self.misses = 0
         self._counter_lock = threading.Lock()
+        self._seen: OrderedDict[str, FloatArray] = OrderedDict()
+        self._seen_lock = threading.Lock()
 
     @property
     def dims(self) -> int | None:
@@ -106,6 +119,34 @@ class CachedProvider(EmbeddingProvider):
 
     def embed_query(self, text: str) -> FloatArray:
         return self.provider.embed_query(text)
+
+    def embed_for_search(self, texts: Sequence[str]) -> FloatArray:
+        if isinstance(texts, str):
+            raise TypeError("embed_for_search takes a sequence of texts, not a single str")
+        if not texts:
+            return np.zeros((0, self.dims or 0), dtype=np.float32)
+        hashes = [text_hash(text) for text in texts]
+        with self._seen_lock:
+            found = {h: self._seen[h] for h in dict.fromkeys(hashes) if h in self._seen}
+            for h in found:
+                self._seen.move_to_end(h)
+        rest = [h for h in dict.fromkeys(hashes) if h not in found]
+        if rest:
+            found.update(self._lookup(rest))
+        missing = {h: text for h, text in zip(hashes, texts, strict=True) if h not in found}
+        if missing:
+            fresh = dict(zip(missing, self.provider.embed_documents(list(missing.values())),
+                             strict=True))
+            found.update(fresh)
+            self._remember({h: v for h, v in fresh.items() if not np.isnan(v).any()})
+        self._count(hits=len(set(hashes)) - len(missing), misses=len(missing))
+        return normalize_rows(np.stack([found[h] for h in hashes]))
+
+    def _remember(self, vectors: dict[str, FloatArray]) -> None:
+        with self._seen_lock:
+            self._seen.update(vectors)
+            while len(self._seen) > SEARCH_VECTORS:
+                self._seen.popitem(last=False)
 
     def _embed(self, texts: list[str]) -> npt.ArrayLike:  # unused: embed_documents overrides
         return self.provider.embed_documents(texts)

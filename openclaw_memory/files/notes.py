@@ -40,6 +40,7 @@ __all__ = [
     "DATE_STAMP",
     "MAX_NOTE_BYTES",
     "NoteText",
+    "RelatedLine",
     "WriteReason",
     "WriteResult",
     "append_daily",
@@ -72,6 +73,26 @@ _MAX_REOPENS = 8
 
 
 @dataclass(frozen=True, slots=True)
+class RelatedLine:
+    """A line of memory a new note is alike to: where it is, what it says, when it was
+    learned (a daily log's date or the line's ``(as of ...)`` stamp; None when undated)."""
+
+    path: str
+    line: int
+    text: str
+    learned: str | None
+    similarity: float
+
+    @property
+    def citation(self) -> str:
+        return f"{self.path}#L{self.line}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"citation": self.citation, "text": self.text, "learned": self.learned,
+                "similarity": round(self.similarity, 3)}
+
+
+@dataclass(frozen=True, slots=True)
 class WriteResult:
     """Where a note is in the file after the write: 1-based inclusive line range.
 
@@ -79,8 +100,9 @@ class WriteResult:
     range of the copy already there; ``reason`` is ``replaced`` for a whole-file replace.
     ``warning``: the note is saved but something after it failed (the index could not be
     updated: the next sync that can write it indexes the note). ``existing``: for a
-    duplicate, the text memory already holds there (a restatement in other words, or the
-    same note), so that a caller whose note said a changed value can correct that line.
+    duplicate, the text memory already holds there (the same statement). ``related``: for a
+    written note, the lines of memory alike in meaning (search/restatements.py), so that a
+    caller whose note changes a fact can correct the stale line with ``memory_edit``.
     """
 
     path: str
@@ -90,6 +112,7 @@ class WriteResult:
     reason: WriteReason
     warning: str | None = None
     existing: str | None = None
+    related: tuple[RelatedLine, ...] = ()
 
     @property
     def written(self) -> bool:

@@ -391,13 +391,16 @@ class MemoryWriteTool(_MemoryTool):
         if result.warning:
             out["warning"] = result.warning
         if result.existing is not None and call.chat_type == "direct":
-            # What memory already holds, so that a note with a changed value the check took
-            # for a restatement ("belongs to the billing team" beside "is on the infra
-            # team") is corrected, not lost. Direct chats only: a group must not read
-            # MEMORY.md through a duplicate.
+            # Direct chats only: a group must not read MEMORY.md through a duplicate.
             out["existing"] = result.existing
-            out["hint"] = ("Memory already says this. If the fact changed, correct that line "
-                           "with memory_edit.")
+            out["hint"] = "Memory already says this, word for word."
+        if result.related and call.chat_type == "direct":
+            # The note is saved; these lines may be what it makes stale. The model decides:
+            # correct one with memory_edit, or leave both when the note adds a fact.
+            out["related"] = [r.as_dict() for r in result.related]
+            out["hint"] = ("Saved. Memory also holds the related lines above (with the day "
+                           "each was learned): if the note changes one of them, correct it "
+                           "with memory_edit; if it adds a fact, leave them.")
         if call.cite:
             out.update(start_line=result.start_line, end_line=result.end_line,
                        citation=citation(result.path, result.start_line, result.end_line))

@@ -272,7 +272,7 @@ class OpenClawMemoryVectorStore(VectorStore):
         if not candidates:
             return []
         # Chunk vectors come from the embedding cache (they were embedded when indexed).
-        vectors = self._require_provider().embed_documents([c.text for c in candidates])
+        vectors = self._require_provider().embed_for_search([c.text for c in candidates])
         picked = maximal_marginal_relevance(query, vectors.tolist(), lambda_mult, k)
         docs = (self._load_path(candidates[i].path) for i in picked)
         return [_document(stored) for stored in docs if stored is not None]

@@ -14,7 +14,7 @@ import json
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -60,7 +60,7 @@ from openclaw_memory.postgres.space import DatabaseSpace
 from openclaw_memory.postgres.tenant import open_tenant
 from openclaw_memory.search.pipeline import SearchRequest, run_search
 from openclaw_memory.search.response import build_response
-from openclaw_memory.search.restatements import restated_note
+from openclaw_memory.search.restatements import duplicate_of, note_check
 from openclaw_memory.settings_sources import load_settings
 from openclaw_memory.types import SearchResponse, SyncReport
 
@@ -311,9 +311,9 @@ class PostgresMemory(Memory):
         body = normalise_note(content)
         if target == "memory":  # a curated fact carries the day it was learned
             body = stamp_date(body, today(self.settings.timezone, now).isoformat())
-        said = restated_note(self, body, target=target, area=area, chat_type=chat_type)
-        if said is not None:  # said already, in other words: cite it instead of a copy
-            return said
+        check = note_check(self, body, target=target, area=area, chat_type=chat_type)
+        if check.same is not None:  # said already, word for word: cite it instead of a copy
+            return duplicate_of(check.same)
         if target == "memory":
             path = f"{area}/MEMORY.md" if area is not None else self._curated_path()
         else:
@@ -326,7 +326,7 @@ class PostgresMemory(Memory):
                 self.indexer.put(conn, rel, existing + block)
         if block is not None:
             self.index.forget_counts()  # this workspace's term counts just moved
-        return result
+        return replace(result, related=check.related) if result.written else result
 
     def edit(self, citation: str, expected: str, replacement: str | None, *,
              reason: str | None = None, chat_type: ChatType = "direct",

@@ -443,7 +443,7 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     kept_keys = {c.key for c in passing} | rescued
     kept = [c for c in fused if c.key in kept_keys]
     hits = build_hits(kept, scores, rows, request, settings, rescued)
-    embed = None if provider is None or mode != "hybrid" else provider.embed_documents
+    embed = None if provider is None or mode != "hybrid" else provider.embed_for_search
     anchor = None if anchored is None else anchored.anchor
     if settings.newer_first and embed is not None and looks_wider(request.query, hits,
                                                                    anchored=anchor is not None):

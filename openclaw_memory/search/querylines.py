@@ -39,7 +39,7 @@ def best_line_cosines(store: SearchBackend, provider: EmbeddingProvider, lines: 
     """For each chunk in ``keys``, its best cosine with one of ``lines``."""
     if not lines or not keys:
         return {}
-    vectors: np.ndarray[Any, Any] = np.asarray(provider.embed_documents(list(lines)), np.float32)
+    vectors: np.ndarray[Any, Any] = np.asarray(provider.embed_for_search(list(lines)), np.float32)
     # A line the provider could not embed adds nothing.
     usable = vectors[np.all(np.isfinite(vectors), axis=1) & np.any(vectors, axis=1)]
     if not len(usable):

@@ -1,5 +1,6 @@
-"""Duplicate notes: how many restatements ``memory_write`` catches, and how often it refuses a
-note that says something new.
+"""Duplicate notes: how many restatements ``memory_write`` recognises (refuses as the same
+statement, or writes with the restated line named among its related lines), and how often it
+refuses a note that says something new (a lost write: must be 0).
 
     python benchmarks/duplicates.py                      # the default threshold (0.65)
     python benchmarks/duplicates.py --thresholds 0.75,0.8,0.85 --families a,h
@@ -40,7 +41,7 @@ from knowledge_update import EN_NAMES, EN_PROJECTS, ZH_NAMES  # noqa: E402
 
 from openclaw_memory import MemoryIndex  # noqa: E402
 from openclaw_memory.config import WriteSettings  # noqa: E402
-from openclaw_memory.search.restatements import find_restatement  # noqa: E402
+from openclaw_memory.search.restatements import check_note, same_statement  # noqa: E402
 
 BENCH = ROOT.parent / "shared" / "bench"
 #: (name, workspaces, days held out of each)
@@ -92,24 +93,27 @@ def value_swaps(rng: random.Random, family: str) -> dict[str, list[list[tuple[st
 
 
 def caught_in(groups: list[list[tuple[str, str]]], threshold: float, tmp: Path) -> float:
-    """:func:`caught` over several workspaces, weighted by their pairs."""
+    """:func:`caught`'s refused % over several workspaces, weighted by their pairs."""
     total = sum(len(g) for g in groups)
-    return sum(caught(g, threshold, tmp) * len(g) for g in groups) / total
+    return sum(caught(g, threshold, tmp)[1] * len(g) for g in groups) / total
 
 
-def caught(pairs: list[tuple[str, str]], threshold: float, tmp: Path) -> float:
-    """Share of pairs whose second note is found restating the first (one workspace each
+def caught(pairs: list[tuple[str, str]], threshold: float, tmp: Path) -> tuple[float, float]:
+    """(recognised %, refused %) of pairs: the second note refused as the first's statement,
+    or written with the first's line named among its related lines (one workspace each
     subject, so other subjects' notes are there as they would be)."""
     ws = tmp / f"pairs-{threshold}-{len(pairs)}-{random.random():.6f}"
     (ws / "memory").mkdir(parents=True)
     (ws / "memory" / "facts.md").write_text("".join(f"- {a}\n" for a, _ in pairs),
                                             encoding="utf-8")
-    hits = 0
+    named = refused = 0
     with MemoryIndex.open(ws, index_path=ws.with_suffix(".sqlite")) as memory:
         memory.sync()
-        for _a, b in pairs:
-            hits += find_restatement(memory, b, threshold=threshold) is not None
-    return 100.0 * hits / len(pairs)
+        for a, b in pairs:
+            check = check_note(memory, b, threshold=threshold)
+            refused += check.same is not None
+            named += check.same is not None or any(same_statement(a, r.text) for r in check.related)
+    return 100.0 * named / len(pairs), 100.0 * refused / len(pairs)
 
 
 def _long_enough(line: str) -> bool:
@@ -138,7 +142,7 @@ def false_alarms(workspaces: list[Path], held_days: int, threshold: float, tmp: 
             memory.sync()
             for line in rng.sample(lines, min(per_workspace, len(lines))):
                 total += 1
-                flagged += find_restatement(memory, line, threshold=threshold) is not None
+                flagged += check_note(memory, line, threshold=threshold).same is not None
     return (100.0 * flagged / total if total else float("nan")), total
 
 
@@ -156,10 +160,12 @@ def main() -> None:
     thresholds = [float(t) for t in args.thresholds.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         print("restatements and changed facts of each template family (English, Chinese)")
-        print("(caught: restatements found, the higher the better; every other column: new facts")
-        print(" refused as restatements, the lower the better)")
-        print(f"{'family':>6} {'pairs':>6} {'threshold':>9} {'caught %':>9} {'changes %':>10} "
-              f"{'same frame %':>13} {'other frame %':>14} {'other subject %':>16}")
+        print("(recognised: restatements refused or written with the restated line named, the")
+        print(" higher the better; refused: restatements refused as the same statement; every")
+        print(" other column: new facts refused, lost writes, must be 0)")
+        print(f"{'family':>6} {'pairs':>6} {'threshold':>9} {'recognised %':>13} {'refused %':>10} "
+              f"{'changes %':>10} {'same frame %':>13} {'other frame %':>14} "
+              f"{'other subject %':>16}")
         for family in args.families.split(","):
             same, changed = template_pairs(random.Random(args.seed), family)
             swaps = value_swaps(random.Random(args.seed), family)
@@ -167,10 +173,11 @@ def main() -> None:
                 refused = " ".join(f"{caught_in(swaps[kind], threshold, Path(tmp)):{width}.1f}"
                                    for kind, width in (("same frame", 13), ("other frame", 14),
                                                        ("other subject", 16)))
-                print(f"{family:>6} {len(same):6d} {threshold:9.2f} "
-                      f"{caught(same, threshold, Path(tmp)):9.1f} "
-                      f"{caught(changed, threshold, Path(tmp)):10.1f} {refused}")
-        print("distinct notes of the dev sets taken for restatements (false alarms)")
+                recognised, refused_same = caught(same, threshold, Path(tmp))
+                print(f"{family:>6} {len(same):6d} {threshold:9.2f} {recognised:13.1f} "
+                      f"{refused_same:10.1f} {caught(changed, threshold, Path(tmp))[1]:10.1f} "
+                      f"{refused}")
+        print("distinct notes of the dev sets refused (lost writes)")
         print(f"{'notes of':<14} {'threshold':>9} {'false alarms %':>15} {'notes':>6}")
         for name, workspaces, held_days in NOTE_SETS:
             for threshold in thresholds:

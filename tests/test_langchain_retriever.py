@@ -151,6 +151,16 @@ def test_format_docs_keeps_each_citation_next_to_its_text(index: MemoryIndex) ->
         assert f"{doc.page_content}\nSource: {doc.metadata['citation']}" in text
 
 
+def test_format_docs_dates_each_dated_note_for_the_model(index: MemoryIndex) -> None:
+    docs = OpenClawMemoryRetriever(index=index, k=4, min_score=0).invoke("invoice")
+    by_path = {d.metadata["path"]: d for d in docs}
+    assert by_path["memory/2026-02-03.md"].metadata["as_of"] == "2026-02-03"
+    assert "as_of" not in by_path["memory/billing.md"].metadata  # undated: nothing claimed
+    text = format_docs(docs)
+    assert "(learned 2026-02-03)\n" + by_path["memory/2026-02-03.md"].page_content in text
+    assert "(learned" not in format_docs([by_path["memory/billing.md"]])
+
+
 def test_local_model_finds_a_paraphrase_end_to_end(workspace: Path, tmp_path: Path) -> None:
     retriever = OpenClawMemoryRetriever(workspace=workspace, index_path=tmp_path / "local.sqlite",
                                         embedding={"provider": "local"}, k=1)

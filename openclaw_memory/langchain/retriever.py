@@ -230,13 +230,19 @@ class OpenClawMemoryRetriever(BaseRetriever, _QueryFields):
             metadata["low_confidence"] = True
         if hit.citation is not None:
             metadata["citation"] = hit.citation
+        if hit.as_of is not None:  # a chain weighs a fact by when it was learned
+            metadata["as_of"] = hit.as_of
+        if hit.superseded_by is not None:
+            metadata["superseded_by"] = hit.superseded_by
         if self.explain:
             metadata["explain"] = hit.explanation.as_dict()
         return Document(id=hit.chunk_id, page_content=hit_text(hit), metadata=metadata)
 
 
 def format_docs(docs: Sequence[Document]) -> str:
-    """Join retrieved documents for a prompt, each followed by its citation when it has one.
+    """Join retrieved documents for a prompt, each followed by its citation when it has one,
+    and headed by the day its fact was learned (and, for an older version, the newer note's
+    citation) when the notes say.
 
     Meant for LCEL chains: ``retriever | format_docs | prompt | llm``.
     """
@@ -244,6 +250,11 @@ def format_docs(docs: Sequence[Document]) -> str:
     for doc in docs:
         cite = doc.metadata.get("citation")
         block = f"{doc.page_content}\nSource: {cite}" if cite else doc.page_content
+        if doc.metadata.get("superseded_by"):
+            # Older, not hidden: the model reads both and knows which is current.
+            block = f"(older: a newer note says otherwise, {doc.metadata['superseded_by']})\n{block}"
+        if doc.metadata.get("as_of"):
+            block = f"(learned {doc.metadata['as_of']})\n{block}"
         if doc.metadata.get("low_confidence"):
             block = f"(low confidence, possibly unrelated)\n{block}"
         blocks.append(block)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import quote
 
 from openclaw_memory.errors import IndexCorruptError, StoreError
 from openclaw_memory.store.schema import check_identity
@@ -133,18 +134,45 @@ def _switch_to_wal(conn: Any, driver: DriverInfo, busy_timeout_ms: int) -> None:
             delay = min(delay * 2, 0.2)
 
 
+def read_only_index(path: Path | str) -> bool:
+    """Whether ``path`` is an existing index this process may read but not write (the file,
+    or the folder SQLite keeps its -wal and -shm files in, is not writable): searched as it
+    is, never synced."""
+    where = Path(path)
+    return (str(path) != ":memory:" and where.is_file()
+            and not (os.access(where, os.W_OK) and os.access(where.parent, os.W_OK)))
+
+
+def _read_only_uri(path: Path | str) -> str:
+    """An URI opening ``path`` read-only. In a folder this process cannot write, SQLite cannot
+    make the -shm file a WAL database needs to be read: there it is opened as immutable (no
+    one here can change it), unless a -wal file shows a writer at work."""
+    where = Path(path).resolve()
+    uri = f"file:{quote(str(where))}?mode=ro"
+    if not os.access(where.parent, os.W_OK) and not Path(f"{where}-wal").exists():
+        uri += "&immutable=1"
+    return uri
+
+
 def connect(path: Path | str, driver: DriverInfo, *, busy_timeout_ms: int, load_vec: bool,
-            page_size: int = PAGE_SIZE) -> Any:
+            page_size: int = PAGE_SIZE, read_only: bool = False) -> Any:
     """Open ``path`` in WAL mode with a busy timeout; load vec0 when asked and possible.
 
     ``page_size`` applies to a new database only (a rebuild matches the index it replaces:
-    SQLite's backup cannot change the page size of a database in WAL mode)."""
+    SQLite's backup cannot change the page size of a database in WAL mode). ``read_only``
+    (:func:`read_only_index`): opened for reading alone, as it is."""
     try:
         conn = driver.module.connect(
-            str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False,
+            _read_only_uri(path) if read_only else str(path), timeout=busy_timeout_ms / 1000,
+            check_same_thread=False, uri=read_only,
             isolation_level=None,  # we issue BEGIN IMMEDIATE ourselves
         )
         conn.execute(f"pragma busy_timeout = {int(busy_timeout_ms)}")
+        if read_only:
+            _refuse_foreign(conn)
+            if load_vec and driver.vec_loadable:
+                _load_vec(conn)
+            return conn
         # Only a new, empty database takes it; an existing index keeps its page size.
         conn.execute(f"pragma page_size = {int(page_size)}")
         if str(path) != ":memory:":

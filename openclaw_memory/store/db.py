@@ -24,7 +24,14 @@ from openclaw_memory.search.textsearch import fts_body
 from openclaw_memory.sessions.delta import SessionState
 from openclaw_memory.store.binary_vectors import BinaryVectors
 from openclaw_memory.store.cache_rows import Identity, claim, copy_attached, identity_of, lookup, retire
-from openclaw_memory.store.connection import PAGE_SIZE, DriverInfo, connect, is_corruption, probe_driver
+from openclaw_memory.store.connection import (
+    PAGE_SIZE,
+    DriverInfo,
+    connect,
+    is_corruption,
+    probe_driver,
+    read_only_index,
+)
 from openclaw_memory.store.daily_names import DailyNames
 from openclaw_memory.store.fts_table import delete_rows as delete_fts_rows
 from openclaw_memory.store.keyword_side import KeywordQueries, QueryTimeoutError
@@ -96,14 +103,19 @@ class Store(KeywordQueries, VectorQueries):
         self._query_tokens = QueryTokens()
         self._postings = PostingsKeeper(path, self.driver, enabled=keyword_backend == "auto",
                                         min_chunks=postings_min_chunks)
+        #: An index this process may only read (a shared, read-only deployment): searched as
+        #: it is; a sync's write fails with a StoreError that says so.
+        self.read_only = read_only_index(path)
         try:
-            _private_file(path)
+            if not self.read_only:
+                _private_file(path)
         except OSError as exc:
             raise StoreError(f"cannot create the index at {path}: {exc.strerror or exc}; "
                              "choose a writable location with --index or store.path") from None
         try:
             self._conn = connect(path, self.driver, busy_timeout_ms=busy_timeout_ms,
-                                 load_vec=self.driver.vec_loadable, page_size=page_size)
+                                 load_vec=self.driver.vec_loadable, page_size=page_size,
+                                 read_only=self.read_only)
         except self.driver.errors as exc:
             raise StoreError(f"cannot open the index at {path}: {exc}") from exc
         try:

@@ -286,14 +286,13 @@ class WriteSettings(_Frozen):
     """How notes are written."""
 
     restatement_similarity: float | None = Field(
-        0.65, ge=0.0, le=1.0, description="A note whose meaning is this close to a line already "
-        "in memory (cosine of the query embedder), with the same names and numbers, is not "
-        "written again: the answer cites that line (a note for MEMORY.md is compared with "
-        "MEMORY.md only; keyword-only memory skips notes said word for word in any file). A "
-        "note saying something changed (became, took up, 换成...) is written unless every word "
-        "it brings is in that line. 0.1 less close when the note's names (three or more: a "
-        "person's and a value's) are all in that line; outside a direct chat only the daily logs "
-        "are compared. None: only a copy in the same file is skipped.")
+        0.65, ge=0.0, le=1.0, description="A note is refused only when a line already says it "
+        "word for word (case, punctuation, list marker and date stamp aside): the answer cites "
+        "that line. Every other note is written, and the answer names the lines at least this "
+        "close in meaning (cosine of the query embedder; at most three, with citations and "
+        "dates) so that a stale one can be corrected with memory_edit. A note for MEMORY.md is "
+        "compared with MEMORY.md only; outside a direct chat only the daily logs are compared. "
+        "None: no related lines are looked for.")
 
 
 class SessionSettings(_Frozen):

@@ -3,8 +3,8 @@ durable facts and preferences from the last turns to today's daily log.
 
 The model reads the turns since the last capture (at most ``last_turns`` user turns) and
 answers with one ``capture_memories`` call listing short notes. Each goes through
-``memory_write``'s path: today's daily log only (appended, never an edit), and skipped when
-memory already says it, word for word or in other words (``write.restatement_similarity``).
+``memory_write``'s path: today's daily log only (appended, never an edit), and skipped only
+when memory already says it word for word (search/restatements.py).
 The turn is silent like the flush: no callback of the user's, nothing in any stream, only a
 bookkeeping key in the state (``memory_capture_last_id``: where the next capture starts). By
 default it runs in direct chats only (``chat_types``): what people say in a group is theirs.

@@ -76,6 +76,9 @@ def test_every_python_snippet_of_a_page_runs_as_written_in_order(
     if page.name == "langgraph.md":  # a group chat: the answer comes from memory, uncited
         answer = namespace["reply"]["messages"][-1].text
         assert "rollback plan" in answer and "#L" not in answer
+        # The offline model's consolidation proposes replacing the line the new note changes.
+        assert "-- Tomás is the on-call SRE this quarter" in printed
+        assert "+- Tomás is no longer the on-call SRE" in printed
     if page.name == "README.md":
         assert "MEMORY.md#L" in printed and "hybrid" in printed
         assert "PostgreSQL 16" in printed.split("hybrid", 1)[1]  # the agent answered from memory

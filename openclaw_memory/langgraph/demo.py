@@ -21,10 +21,12 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 
+from openclaw_memory.consolidation.proposal import PROPOSAL_TOOL
 from openclaw_memory.langgraph.compaction import SUMMARY_PROMPT
+from openclaw_memory.langgraph.consolidation import CONSOLIDATION_SYSTEM_PROMPT
 from openclaw_memory.langgraph.flush import FLUSH_SYSTEM_PROMPT
 
-__all__ = ["DemoChatModel", "demo_reply"]
+__all__ = ["DemoChatModel", "demo_proposal", "demo_reply"]
 
 
 class DemoChatModel(BaseChatModel):
@@ -35,6 +37,7 @@ class DemoChatModel(BaseChatModel):
     It follows the conversation by rules:
 
     * compaction request: bullet summary of the user's lines;
+    * consolidation turn: a ``propose_memory_edits`` call (see :func:`demo_proposal`);
     * flush turn: one ``memory_write`` per "remember ..." sentence of the user, then NO_REPLY;
     * a question: ``memory_search``, then an answer from the best line of the top snippet,
       citing it when the tool gave a citation;
@@ -59,6 +62,8 @@ def demo_reply(messages: Sequence[BaseMessage]) -> AIMessage:
         return _summary(_text(messages[-1]))
     if first == FLUSH_SYSTEM_PROMPT:
         return _flush_step(messages)
+    if first == CONSOLIDATION_SYSTEM_PROMPT:
+        return _tool_call(PROPOSAL_TOOL, edits=demo_proposal(_text(messages[-1])))
     last = messages[-1]
     if isinstance(last, ToolMessage):
         return AIMessage(content=_answer_from(last, _last_user_text(messages)))
@@ -135,3 +140,82 @@ def _text(message: BaseMessage) -> str:
 
 def _call_id() -> str:
     return f"call_{uuid.uuid4().hex[:10]}"
+
+
+_SHOWN = re.compile(r"^L(\d+): (.*)$")
+_LOG = re.compile(r"^### (?:.+/)?(\d{4}-\d{2}-\d{2})\.md$")
+_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_STAMP = re.compile(r"\s*\(as of \d{4}-\d{2}-\d{2}\)\s*$")
+_NAME = re.compile(r"(?<![\w'])[A-Z][\w'-]+")
+_DECIDED = re.compile(r"(?i)^(?:decided|decision|we (?:chose|decided)|remember)\b|^决定")
+_COMMON = frozenset("The A An This That We I It Our My Decided Decision Remember".split())
+
+
+def demo_proposal(snapshot: str) -> list[dict[str, str]]:
+    """Edits by rule from a rendered consolidation snapshot: each curated list item that a newer
+    log line is about too (both name the same person or thing first: a capitalised name, or a
+    Chinese line's first two characters) and shares a word with (four letters or more, or two
+    Chinese characters; the subject aside) is updated to the newest such line, dated; a log line
+    recording a decision ("Decided ...", "决定...") that the file lacks is added. No edits when
+    nothing matches: an empty proposal."""
+    curated, logs = _read_snapshot(snapshot)
+    edits: list[dict[str, str]] = []
+    for number, line in curated:
+        newer = [(day, text) for day, text in logs if _restates_subject(line, text)]
+        if newer:
+            day, text = newer[-1]
+            edits.append({"action": "update", "lines": f"L{number}",
+                          "text": f"{text} (as of {day})",
+                          "reason": f"memory/{day}.md is newer and says otherwise"})
+    have = {_plain(line) for _, line in curated}
+    for day, text in logs:
+        if _DECIDED.search(text) and _plain(text) not in have:
+            have.add(_plain(text))
+            edits.append({"action": "add", "text": f"- {text} (as of {day})",
+                          "reason": f"a decision recorded in memory/{day}.md"})
+    return edits
+
+
+def _read_snapshot(snapshot: str) -> tuple[list[tuple[int, str]], list[tuple[str, str]]]:
+    curated: list[tuple[int, str]] = []
+    logs: list[tuple[str, str]] = []
+    day: str | None = None
+    for raw in snapshot.splitlines():
+        if (shown := _SHOWN.match(raw)) is not None and day is None:
+            if _ITEM.match(shown[2]):
+                curated.append((int(shown[1]), shown[2]))
+        elif (log := _LOG.match(raw)) is not None:
+            day = log[1]
+        elif day is not None and raw.strip() and not raw.startswith(("#", "[")):
+            logs.append((day, _ITEM.sub("", raw).strip()))
+    return curated, logs
+
+
+def _subject(line: str) -> set[str]:
+    body = _ITEM.sub("", line).strip()
+    if re.match(r"[\u4e00-\u9fff]{2}", body):
+        return {body[:2]}
+    # Whom or what a line is about is named first ("Tomás is the on-call SRE ...").
+    return {n for n in _NAME.findall(body) if n not in _COMMON}.intersection(
+        [next((n for n in _NAME.findall(body) if n not in _COMMON), "")])
+
+
+def _restates_subject(line: str, text: str) -> bool:
+    subject = _subject(line)
+    if not subject or subject != _subject(text):  # the newer line is about it: names it first
+        return False
+    if _plain(text) == _plain(line):
+        return False
+    shared = _words(_STAMP.sub("", line)) & _words(text)
+    return bool(shared - {n.lower() for n in subject})
+
+
+def _words(text: str) -> set[str]:
+    """Words of four letters or more, and pairs of adjacent Chinese characters."""
+    runs = re.findall(r"[\u4e00-\u9fff]+", text)
+    return ({w for w in re.findall(r"[^\W\d_\u4e00-\u9fff]{4,}", text.lower())}
+            | {run[k:k + 2] for run in runs for k in range(len(run) - 1)})
+
+
+def _plain(line: str) -> str:
+    return " ".join(_STAMP.sub("", _ITEM.sub("", line)).split()).casefold()

@@ -331,3 +331,51 @@ def test_a_model_that_cannot_be_forced_to_call_the_tool_still_consolidates(
     model = _NoForcedChoice(script=[consolidating_model_step])
     report = _consolidation(memory, model).run()
     assert "updated MEMORY.md#L3" in report.applied and model.bound_tools
+
+
+@pytest.mark.parametrize("lines", ["memory/2026-11-24.md#L1", "memory/projects.md#L3",
+                                   "../outside/victim.md#L3", "/etc/passwd#L3"])
+def test_lines_of_another_file_are_never_taken_for_the_curated_files(
+        memory: MemoryIndex, ws: Path, lines: str) -> None:
+    proposal = [{"action": "remove", "lines": lines},
+                {"action": "update", "lines": lines, "text": "- Ada lives in Rome."}]
+    model = ScriptedChatModel(script=[ai("", call("propose_memory_edits", edits=proposal))])
+    report = _consolidation(memory, model).run()
+    assert report.error is None and report.applied == ()
+    assert all("only MEMORY.md is edited" in why for why in report.skipped), report.skipped
+    assert (ws / "MEMORY.md").read_text() == CURATED
+
+
+def test_one_run_takes_away_at_most_a_quarter_of_the_curated_lines(tmp_path: Path) -> None:
+    root = tmp_path / "big"
+    (root / "memory").mkdir(parents=True)
+    facts = "".join(f"- Fact number {n}.\n" for n in range(1, 13))
+    (root / "MEMORY.md").write_text(facts)
+    proposal = [{"action": "remove", "lines": "L1-L12", "reason": "clean up"},
+                {"action": "remove", "lines": "L1"}, {"action": "remove", "lines": "L2-L3"},
+                {"action": "update", "lines": "L4-L6", "text": "- Facts 4-6."},
+                {"action": "remove", "lines": "L7"}]
+    model = ScriptedChatModel(script=[ai("", call("propose_memory_edits", edits=proposal))])
+    with MemoryIndex.open(root, index_path=tmp_path / "big.sqlite", **OPTS) as memory:
+        memory.sync()
+        report = _consolidation(memory, model).run()
+    # 12 lines: 3 may go (L1, L2-L3); the update would take two more, L7 one more.
+    assert report.applied == ("removed MEMORY.md#L2-L3", "removed MEMORY.md#L1")
+    assert sum("one run takes away at most 3" in s for s in report.skipped) == 3, report.skipped
+    assert (root / "MEMORY.md").read_text().count("- Fact number") == 9
+
+
+@pytest.mark.parametrize("text", ["- Ada lives in\x00Rome.", "- Ada lives in \ud800 Rome.",
+                                  "- " + "x" * 70_000])
+def test_a_hostile_proposal_is_refused_in_the_report_never_raised(
+        memory: MemoryIndex, ws: Path, text: str) -> None:
+    proposal = [{"action": "update", "lines": "L3", "text": text, "reason": "bad\x00\ud800"},
+                {"action": "add", "text": text}]
+    model = ScriptedChatModel(script=[ai("", call("propose_memory_edits", edits=proposal))])
+    consolidation = _consolidation(memory, model)
+    report = consolidation.run()
+    assert report.error is None and report.applied == () and len(report.skipped) == 2
+    assert all(len(s) < 400 for s in report.skipped)
+    assert (ws / "MEMORY.md").read_text() == CURATED
+    state = {"messages": [], "compaction_count": 0, "memory_flush_compaction_count": 0}
+    assert "memory_consolidation_compaction_count" in consolidation.update(state)  # no raise

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from openclaw_memory.consolidation.snapshot import Snapshot
+from openclaw_memory.errors import ContentError
 from openclaw_memory.files.curation import stamp_date
 from openclaw_memory.files.notes import DATE_STAMP, normalise_note
 
@@ -26,7 +27,10 @@ __all__ = ["PROPOSAL_TOOL", "Plan", "PlannedEdit", "ProposedEdit", "ProposedEdit
 
 PROPOSAL_TOOL = "propose_memory_edits"
 Action = Literal["add", "update", "remove"]
-_LINES = re.compile(r"^(?:.*#)?\s*L?(\d+)(?:\s*-\s*L?(\d+))?\s*$", re.IGNORECASE)
+_LINES = re.compile(r"^(?:(?P<path>.*)#)?\s*L?(\d+)(?:\s*-\s*L?(\d+))?\s*$", re.IGNORECASE)
+#: The most of the curated file's non-blank lines one run may take away (removed, or replaced
+#: by fewer lines), at least one: a proposal ``remove L1-L60`` must not empty the file.
+MAX_REMOVED_SHARE = 0.25
 _MARKER = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)")
 
 
@@ -102,8 +106,13 @@ def _lines_of(spec: str | None, snapshot: Snapshot) -> tuple[int, int] | str:
     match = _LINES.match(spec or "")
     if match is None:
         return f"no lines named ({spec!r}): give them as 'L5' or 'L5-L6'"
-    start = int(match[1])
-    end = int(match[2] or start)
+    path = (match["path"] or "").strip()
+    if path and path != snapshot.curated_path:
+        # The model's text is untrusted: lines of another file (a daily log, ../outside.md,
+        # /etc/passwd) are never taken for the curated file's lines of the same number.
+        return f"lines of {path[:80]!r}: only {snapshot.curated_path} is edited"
+    start = int(match[2])
+    end = int(match[3] or start)
     if start < 1 or end < start or end > snapshot.shown_lines:
         return f"lines {start}-{end} are not lines shown (1-{snapshot.shown_lines})"
     return start, end
@@ -126,26 +135,68 @@ def plan_edits(snapshot: Snapshot, proposal: ProposedEdits, *, max_edits: int = 
     taken: set[int] = set()
     present = {_bare(line) for line in snapshot.curated_lines if line.strip()}
     day = snapshot.today.isoformat()
+    limit = room = max(1, int(MAX_REMOVED_SHARE * len(present)))
     for edit in proposal.edits:
-        label = f"{edit.action} {edit.lines or ''} {edit.text or ''}".strip()
+        label = _label(edit)
         why = _problem(edit, snapshot, taken, present, len(accepted), max_edits)
         if why is not None:
             rejected.append((label, why))
             continue
-        if edit.action == "add":
-            added = _as_written(edit.text or "", "- ", day)
-            present.add(_bare(added))
-            accepted.append(PlannedEdit("add", 0, 0, "", added, edit.reason))
+        try:
+            planned = _planned(edit, snapshot, day)
+        except ContentError as exc:  # NUL, lone surrogates, over a note's size: refused
+            rejected.append((label, str(exc)))
             continue
-        span = _lines_of(edit.lines, snapshot)
-        assert isinstance(span, tuple)
-        start, end = span
-        taken.update(range(start, end + 1))
-        expected = "\n".join(snapshot.curated_lines[start - 1:end])
-        text = (None if edit.action == "remove"
-                else _as_written(edit.text or "", snapshot.curated_lines[start - 1], day))
-        accepted.append(PlannedEdit(edit.action, start, end, expected, text, edit.reason))
+        removed = _lines_removed(planned)
+        if removed > room:
+            rejected.append((label, f"would take away {removed} line(s), {limit - room} taken "
+                                    f"already; one run takes away at most {limit} "
+                                    f"({MAX_REMOVED_SHARE:.0%} of the file's lines)"))
+            continue
+        room -= removed
+        if planned.action == "add":
+            present.add(_bare(planned.text or ""))
+        else:
+            taken.update(range(planned.start, planned.end + 1))
+        accepted.append(planned)
     return Plan(snapshot.curated_path, tuple(accepted), tuple(rejected))
+
+
+def _label(edit: ProposedEdit) -> str:
+    """How a refused edit is named in a report: bounded, and printable whatever it holds."""
+    label = f"{edit.action} {edit.lines or ''} {edit.text or ''}".strip()
+    label = label.encode("utf-8", "replace").decode("utf-8").replace("\x00", "\\0")
+    return label if len(label) <= 200 else label[:199] + "\u2026"
+
+
+def _planned(edit: ProposedEdit, snapshot: Snapshot, day: str) -> PlannedEdit:
+    if edit.action == "add":
+        return PlannedEdit("add", 0, 0, "", _as_written(edit.text or "", "- ", day),
+                           _reason(edit.reason))
+    span = _lines_of(edit.lines, snapshot)
+    assert isinstance(span, tuple)
+    start, end = span
+    expected = "\n".join(snapshot.curated_lines[start - 1:end])
+    text = (None if edit.action == "remove"
+            else _as_written(edit.text or "", snapshot.curated_lines[start - 1], day))
+    return PlannedEdit(edit.action, start, end, expected, text, _reason(edit.reason))
+
+
+def _reason(text: str) -> str:
+    """The model's reason as history keeps it: one line of printable text, 500 characters at
+    most (it is the model's, untrusted)."""
+    clean = text.encode("utf-8", "replace").decode("utf-8")
+    clean = " ".join("".join(ch for ch in clean if ch.isprintable() or ch == " ").split())
+    return clean[:500]
+
+
+def _lines_removed(edit: PlannedEdit) -> int:
+    """Non-blank lines an edit takes away (an update replacing three lines with one: two)."""
+    if edit.action == "add":
+        return 0
+    old = sum(1 for line in edit.expected.split("\n") if line.strip())
+    new = sum(1 for line in (edit.text or "").split("\n") if line.strip())
+    return max(0, old - new)
 
 
 def _problem(edit: ProposedEdit, snapshot: Snapshot, taken: set[int], present: set[str],

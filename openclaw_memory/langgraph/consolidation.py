@@ -195,12 +195,16 @@ class MemoryConsolidation:
         if isinstance(proposal, str):
             logger.warning("memory consolidation failed: %s", proposal)
             return ConsolidationReport(None, dry_run=dry_run, error=proposal)
-        plan = plan_edits(snapshot, proposal, max_edits=self.max_edits)
-        diff = plan.diff(snapshot)
-        if dry_run:
-            return ConsolidationReport(plan, diff, skipped=tuple(
-                f"{label}: {why}" for label, why in plan.rejected), dry_run=True)
-        report = apply_plan(target, plan, diff=diff)
+        try:
+            plan = plan_edits(snapshot, proposal, max_edits=self.max_edits)
+            diff = plan.diff(snapshot)
+            if dry_run:
+                return ConsolidationReport(plan, diff, skipped=tuple(
+                    f"{label}: {why}" for label, why in plan.rejected), dry_run=True)
+            report = apply_plan(target, plan, diff=diff)
+        except OpenClawMemoryError as exc:  # reported, never raised into the user's graph
+            logger.warning("memory consolidation failed: %s", exc)
+            return ConsolidationReport(None, dry_run=dry_run, error=str(exc))
         logger.info("memory consolidation: %d edit(s) applied, %d skipped",
                     len(report.applied), len(report.skipped))
         return report

@@ -211,3 +211,14 @@ async def test_async_calls_return_what_sync_calls_do(ours: OpenClawMemoryStore) 
     assert await ours.aget(("n",), "k") is None
     results = await asyncio.gather(*(ours.aput(("n",), f"k{i}", {"v": i}) for i in range(10)))
     assert results == [None] * 10 and len(await ours.asearch(("n",), limit=20)) == 10
+
+
+def test_opening_a_workspace_that_does_not_exist_yet_creates_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    with OpenClawMemoryStore.open("~/agent-workspace", index_path=tmp_path / "s.sqlite",
+                                  embedding={"provider": "none"}) as store:
+        store.put(("memories", "alice"), "pref", {"text": "likes kayaks"})
+        item = store.get(("memories", "alice"), "pref")
+        assert item is not None and item.value == {"text": "likes kayaks"}
+    assert (tmp_path / "agent-workspace").stat().st_mode & 0o777 == 0o700

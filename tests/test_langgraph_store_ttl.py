@@ -100,3 +100,15 @@ def test_the_sweeper_task_removes_expired_items(base: OpenClawMemoryStore) -> No
 
     asyncio.run(run())
     assert [p for p in store.space.paths("memory") if "/s/" in p] == []
+
+
+@pytest.mark.parametrize("ttl", [1e10, 1e16, 1e308, float("inf"), 0, -5])
+def test_a_ttl_no_date_can_hold_or_not_above_zero_keeps_the_item_as_langgraph_does(
+        base: OpenClawMemoryStore, ttl: float) -> None:
+    clock = Clock()
+    store = _with(base, clock)
+    store.put(("notes",), "k", {"text": "kayaks"}, ttl=ttl)  # no OverflowError
+    clock.advance(60 * 24 * 365 * 50)
+    item = store.get(("notes",), "k", refresh_ttl=True)
+    assert item is not None and item.value == {"text": "kayaks"}
+    assert store.sweep_ttl() == 0

@@ -43,10 +43,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import math
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from langgraph.store.base import (
@@ -64,7 +66,7 @@ from langgraph.store.base import (
     TTLConfig,
 )
 
-from openclaw_memory.errors import ContentError, OpenClawMemoryError
+from openclaw_memory.errors import ContentError, OpenClawMemoryError, WorkspaceError
 from openclaw_memory.index import MemoryIndex
 from openclaw_memory.langchain.scope import resolve_chat_type
 from openclaw_memory.langgraph.store_items import (
@@ -84,6 +86,24 @@ __all__ = ["OpenClawMemoryStore"]
 
 _log = logging.getLogger(__name__)
 _MAX_FETCH = 200  # the engine's own cap on one search's results
+
+
+
+#: The longest TTL with an expiry: about 1 000 years in minutes. Longer ones (1e10, inf) are
+#: kept with no expiry, as LangGraph's own store keeps them (a date that far is out of range).
+MAX_TTL_MINUTES = 1000 * 366 * 24 * 60.0
+
+
+def lasting(ttl: float | None) -> float | None:
+    """The TTL in minutes an item expires after, or None for an item that never expires: no
+    TTL, one no date can hold (over :data:`MAX_TTL_MINUTES`, infinite, NaN), or zero and
+    below, which LangGraph's store keeps too."""
+    if ttl is None:
+        return None
+    minutes = float(ttl)
+    if not math.isfinite(minutes) or minutes <= 0 or minutes > MAX_TTL_MINUTES:
+        return None
+    return minutes
 
 
 class OpenClawMemoryStore(BaseStore):
@@ -115,7 +135,14 @@ class OpenClawMemoryStore(BaseStore):
     def open(cls, workspace: str | os.PathLike[str], *, index: IndexConfig | None = None,
              index_path: str | os.PathLike[str] | None = None, ttl: TTLConfig | None = None,
              **settings: Any) -> OpenClawMemoryStore:
-        """Open a workspace's index and wrap it (closed by :meth:`close`)."""
+        """Open a workspace's index and wrap it (closed by :meth:`close`). A workspace folder
+        that does not exist yet is created (owner only), as LangGraph's stores create what they
+        need."""
+        try:
+            Path(workspace).expanduser().mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            raise WorkspaceError(f"cannot create the workspace {workspace}: "
+                                 f"{exc.strerror or exc}") from None
         embedder = None
         if index and index.get("embed") is not None:
             from langchain_core.embeddings import Embeddings
@@ -201,6 +228,8 @@ class OpenClawMemoryStore(BaseStore):
         self._sweeper = None
 
     def _refreshed(self, stored: StoredItem, path: str, refresh: bool | None) -> StoredItem:
+        if lasting(stored.ttl) is None:
+            return stored  # an item written by an older version with a TTL no date holds
         """``stored`` with its expiry moved on by a read that asks for it."""
         if not refresh or stored.ttl is None or stored.expires_at is None:
             return stored
@@ -259,7 +288,7 @@ class OpenClawMemoryStore(BaseStore):
         now = self._now()
         previous = self._read(rel_path)
         created = previous.created_at if previous is not None and previous.key == op.key else now
-        ttl = float(op.ttl) if op.ttl is not None else None
+        ttl = lasting(op.ttl)
         item = StoredItem(tuple(op.namespace), op.key, dict(op.value), created, now, ttl,
                           None if ttl is None else now + timedelta(minutes=ttl))
         index = op.index if op.index is False or op.index is None else list(op.index)

@@ -23,7 +23,8 @@ from openclaw_memory.langgraph.citation_stream import CitationStreamFilter
 from openclaw_memory.langgraph.citations import strip_citations
 
 ANSWER = ("As noted in memory/2026-11-21.md#L3-L5, you like green tea. "
-          "Your flight leaves at nine (MEMORY.md#L2).\nSource: memory/trips.md#L4-L9")
+          "Your flight leaves at nine (MEMORY.md#L2). Per sessions/team-chat.jsonl#L7 the "
+          "rehearsal went fine.\nSource: memory/trips.md#L4-L9")
 
 
 def _feed(pieces: list[str]) -> str:
@@ -41,8 +42,8 @@ def test_any_split_of_the_tokens_lets_no_citation_through(sizes: list[int]) -> N
         at += size
     pieces.append(ANSWER[at:])
     shown = _feed(pieces)
-    assert ".md#L" not in shown and "#L" not in shown
-    assert "green tea" in shown and "flight leaves at nine" in shown
+    assert ".md#L" not in shown and "#L" not in shown and "jsonl" not in shown
+    assert "green tea" in shown and "flight leaves at nine" in shown and "rehearsal" in shown
 
 
 def test_text_without_citations_streams_through_unchanged() -> None:

@@ -42,6 +42,8 @@ def index(workspace: Path) -> Iterator[MemoryIndex]:
     ("- Sources: memory/a.md#L1, memory/b.md#L2-L4\nNext line.", "Next line."),
     ("决定使用 Redis 集群。(memory/2026-01-11.md#L3)", "决定使用 Redis 集群。"),
     ("Decided on Redis - source: memory/2026-01-11.md#L3", "Decided on Redis"),
+    ("Per sessions/team-chat.jsonl#L7 the rehearsal went fine.", "The rehearsal went fine."),
+    ("The rehearsal went fine (sessions/team-chat.jsonl#L7-L9).", "The rehearsal went fine."),
 ])
 def test_citations_are_stripped_from_answers(text: str, expected: str) -> None:
     assert strip_citations(text) == expected

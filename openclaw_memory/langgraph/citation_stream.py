@@ -57,7 +57,7 @@ class CitationStreamFilter:
         return self._clean(ready, final=True)
 
     def _clean(self, text: str, *, final: bool = False) -> str:
-        if ".md#L" not in text:
+        if ".md#L" not in text and ".jsonl#L" not in text:
             return text
         # strip() tidies the whole text it is given; keep this piece's outer whitespace.
         core = text.strip()
@@ -146,7 +146,8 @@ class CitationFreeChatModel(BaseChatModel):
         generations = []
         for generation in result.generations:
             message = generation.message
-            if isinstance(message.content, str) and ".md#L" in message.content:
+            if isinstance(message.content, str) and (".md#L" in message.content
+                                                     or ".jsonl#L" in message.content):
                 message = message.model_copy(update={"content": self.strip(message.content)})
             generations.append(ChatGeneration(message=message,
                                               generation_info=generation.generation_info))

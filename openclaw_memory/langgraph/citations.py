@@ -69,8 +69,9 @@ _M = TypeVar("_M", bound=BaseMessage)
 
 # ---------------------------------------------------------------------- stripping text
 
-# A citation: a Markdown path, "#L<start>" and optionally "-L<end>", maybe in backticks.
-_CITE = r"`?[\w~./\\-]*\.md#L\d+(?:-L\d+)?`?"
+# A citation: a Markdown or transcript (JSONL) path, "#L<start>" and optionally "-L<end>",
+# maybe in backticks.
+_CITE = r"`?[\w~./\\-]*\.(?:md|jsonl)#L\d+(?:-L\d+)?`?"
 _CITES = rf"{_CITE}(?:[ \t]*(?:[,;&]|and)[ \t]*{_CITE})*"
 _SOURCE_LINE = re.compile(
     rf"^[ \t]*(?:[-*>][ \t]*)*(?:\*\*|__)?(?:sources?|citations?|refs?)(?:\*\*|__)?[ \t]*:"

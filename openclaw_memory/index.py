@@ -341,7 +341,8 @@ class MemoryIndex(Memory):
                chat_type: ChatType = "direct",
                path_filter: Callable[[str], bool] | None = None,
                path_prefix: str | None = None,
-               now: datetime | None = None) -> SearchResponse:
+               now: datetime | None = None,
+               max_injected_chars: int | None = None) -> SearchResponse:
         """Hybrid search. Never raises for query text or provider failures.
 
         ``path_prefix``: only files under this folder (e.g. ``"memory/users/alice/"``), applied
@@ -353,7 +354,7 @@ class MemoryIndex(Memory):
         options: dict[str, Any] = {"max_results": max_results, "min_score": min_score,
                                    "sources": sources, "chat_type": chat_type,
                                    "path_filter": path_filter, "path_prefix": path_prefix,
-                                   "now": now}
+                                   "now": now, "max_injected_chars": max_injected_chars}
         if self.standby.applies(choice.provider):  # the primary is down: the fallback answers
             assert choice.provider is not None
             answered = self.standby.search(choice.provider, query, **options)
@@ -367,7 +368,8 @@ class MemoryIndex(Memory):
             min_score=min_score,
             sources=sources or default_sources, citations=citations,
             now=now or datetime.now(UTC),
-            path_filter=self._scope_filter(chat_type, path_filter), path_prefix=path_prefix)
+            path_filter=self._scope_filter(chat_type, path_filter), path_prefix=path_prefix,
+            max_injected_chars=max_injected_chars)
         try:
             outcome = run_search(self.store, self.provider, request, s)
         except IndexCorruptError as exc:

@@ -50,8 +50,11 @@ class Memory(ABC):
                chat_type: ChatType = "direct",
                path_filter: Callable[[str], bool] | None = None,
                path_prefix: str | None = None,
-               now: datetime | None = None) -> SearchResponse:
-        """Hybrid search; never raises for query text."""
+               now: datetime | None = None,
+               max_injected_chars: int | None = None) -> SearchResponse:
+        """Hybrid search; never raises for query text. ``max_injected_chars``: the bound on
+        the hits' text together (None: ``search.max_injected_chars``; 0: none, for callers
+        that page results rather than hand them to a model)."""
 
     @abstractmethod
     def get(self, path: str, from_line: int | None = None, lines: int | None = None,

@@ -222,3 +222,15 @@ def test_opening_a_workspace_that_does_not_exist_yet_creates_it(
         item = store.get(("memories", "alice"), "pref")
         assert item is not None and item.value == {"text": "likes kayaks"}
     assert (tmp_path / "agent-workspace").stat().st_mode & 0o777 == 0o700
+
+
+def test_a_query_pages_through_every_match_whatever_the_text_budget(
+        ours: OpenClawMemoryStore) -> None:
+    # search.max_injected_chars bounds what a model is handed, not a store's pages.
+    for n in range(100):
+        ours.put(("trips",), f"t{n:03d}", {"text": f"Trip {n}: rented kayaks on the lake, "
+                                                    "paddled for hours and had a picnic after."})
+    everything = ours.search(("trips",), query="kayaks", limit=100)
+    assert len(everything) == 100 and len({i.key for i in everything}) == 100
+    page = ours.search(("trips",), query="kayaks", offset=40, limit=20)
+    assert [i.key for i in page] == [i.key for i in everything[40:60]]

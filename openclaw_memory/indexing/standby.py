@@ -42,7 +42,8 @@ class StandbyIndex(Protocol):
                chat_type: Literal["direct", "group", "channel"] = "direct",
                path_filter: Callable[[str], bool] | None = None,
                path_prefix: str | None = None,
-               now: datetime | None = None) -> SearchResponse: ...
+               now: datetime | None = None,
+               max_injected_chars: int | None = None) -> SearchResponse: ...
 
     def close(self) -> None: ...
 

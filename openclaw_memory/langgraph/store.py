@@ -320,8 +320,10 @@ class OpenClawMemoryStore(BaseStore):
         wanted = op.offset + op.limit
         fetch = min(_MAX_FETCH, max(wanted * 4, 20))
         while True:
+            # No text budget: it bounds what a model is handed, not a store's pages.
             response = self.memory.search(op.query or "", max_results=fetch, path_prefix=prefix,
-                                          path_filter=lambda path: path.startswith(prefix))
+                                          path_filter=lambda path: path.startswith(prefix),
+                                          max_injected_chars=0)
             ranked: dict[str, SearchItem] = {}
             for hit in response.results:  # best first: an item's best chunk scores it
                 if hit.path in ranked:

@@ -257,7 +257,8 @@ class PostgresMemory(Memory):
                min_score: float | None = None, sources: tuple[str, ...] | None = None,
                chat_type: ChatType = "direct",
                path_filter: Callable[[str], bool] | None = None,
-               path_prefix: str | None = None, now: datetime | None = None) -> SearchResponse:
+               path_prefix: str | None = None, now: datetime | None = None,
+               max_injected_chars: int | None = None) -> SearchResponse:
         """Hybrid search, as :meth:`MemoryIndex.search`. Never raises for query text."""
         s = self.settings.search
         citations = s.citations == "on" or (s.citations == "auto" and chat_type == "direct")
@@ -268,7 +269,7 @@ class PostgresMemory(Memory):
         request = SearchRequest(
             query=query.strip(), max_results=max_results or s.max_results, min_score=min_score,
             sources=sources or ("memory",), citations=citations, now=now or datetime.now(UTC),
-            path_filter=scope, path_prefix=path_prefix)
+            path_filter=scope, path_prefix=path_prefix, max_injected_chars=max_injected_chars)
         with self.index.snapshot():
             outcome = run_search(self.index, self.provider, request, s)
         empty = None

@@ -458,8 +458,9 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
                        curated_text=curated_reader(store, hits),
                        subject_text=subject_reader(store, request),
                        anchor=anchor)[:request.max_results]
-    hits = within_budget(focus_snippets(hits, rows, request, settings.snippet_chars),
-                         settings.max_injected_chars, notes)
+    budget = (settings.max_injected_chars if request.max_injected_chars is None
+              else request.max_injected_chars)
+    hits = within_budget(focus_snippets(hits, rows, request, settings.snippet_chars), budget, notes)
     best = scores[fused[0].key] if fused else None
     if not hits and not any(n.startswith("nothing relevant") for n in notes):
         notes.append(

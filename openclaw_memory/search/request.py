@@ -31,6 +31,9 @@ class SearchRequest:
     """Only files under this folder are candidates (one user's memory in a shared workspace):
     applied inside the candidate queries, so other folders never crowd the pool."""
 
+    max_injected_chars: int | None = None
+    """The bound on the hits' text together; None: ``search.max_injected_chars``; 0: none."""
+
     @property
     def keywords(self) -> str:
         return self.query if self.keyword_query is None else self.keyword_query

@@ -234,3 +234,14 @@ def test_a_query_pages_through_every_match_whatever_the_text_budget(
     assert len(everything) == 100 and len({i.key for i in everything}) == 100
     page = ours.search(("trips",), query="kayaks", offset=40, limit=20)
     assert [i.key for i in page] == [i.key for i in everything[40:60]]
+
+
+def test_a_none_filter_matches_items_whose_field_is_null_or_absent_as_in_memory_store(
+        ours: OpenClawMemoryStore) -> None:
+    theirs = InMemoryStore()
+    for store in (ours, theirs):
+        store.put(("f",), "set", {"x": 1})
+        store.put(("f",), "null", {"x": None})
+        store.put(("f",), "absent", {"y": 2})
+    assert ({i.key for i in ours.search(("f",), filter={"x": None})}
+            == {i.key for i in theirs.search(("f",), filter={"x": None})} == {"null", "absent"})

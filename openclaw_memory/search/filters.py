@@ -91,6 +91,8 @@ def _condition(condition: Any) -> Callable[[Any], bool]:
             return lambda value: all(test(value) for test in tests)
         nested = _compile(condition)  # an object: each of its fields must match
         return lambda value: isinstance(value, Mapping) and nested(value)
+    if condition is None:  # null or absent, as LangGraph's InMemoryStore reads it
+        return lambda value: value is _MISSING or value is None
     return lambda value: value is not _MISSING and _equal(value, condition)
 
 

@@ -30,10 +30,10 @@ from typing import Literal
 
 from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.files.atomic import swap_in, write_all
+from openclaw_memory.files.line_bytes import FileLines
 from openclaw_memory.files.notes import DATE_STAMP, normalise_note, read_fd, split_citation, today
 from openclaw_memory.files.reading import decode_text, io_errors, split_lines
 from openclaw_memory.files.workspace import HISTORY_DIR, ResolvedPath, Workspace
-from openclaw_memory.indexing.chunking import editor_lines_text
 
 __all__ = ["AS_OF", "HISTORY_DIR", "CurationError", "EditResult", "appended_entry",
            "applied_result", "check_edit", "edit_lines", "edit_target", "history_entry", "history_path",
@@ -105,7 +105,7 @@ def edit_lines(ws: Workspace, path: str, start_line: int, end_line: int, *, expe
     moment = now or datetime.now(UTC)
     new_lines = new_lines_of(replacement, tz, moment, stamp)
     with io_errors("write", resolved.rel_path), _locked_existing(ws, resolved) as (fd, dir_fd):
-        outcome = replace_lines(decode_text(read_fd(fd)), resolved.rel_path, start_line,
+        outcome = replace_lines(read_fd(fd), resolved.rel_path, start_line,
                                 end_line, expected, new_lines)
         if isinstance(outcome, EditResult):
             return outcome
@@ -117,19 +117,20 @@ def edit_lines(ws: Workspace, path: str, start_line: int, end_line: int, *, expe
     return applied_result(resolved.rel_path, start_line, new_lines, record)
 
 
-def replace_lines(text: str, rel_path: str, start_line: int, end_line: int, expected: str,
+def replace_lines(data: bytes, rel_path: str, start_line: int, end_line: int, expected: str,
                   new_lines: list[str]) -> tuple[bytes, list[str]] | EditResult:
     """The file's new bytes and the lines replaced, or the conflict when ``start_line..
-    end_line`` do not hold ``expected`` (compared line by line, trailing spaces aside)."""
-    lines = split_lines(editor_lines_text(text))
+    end_line`` do not hold ``expected`` (compared line by line, trailing spaces aside). Every
+    byte of the lines not replaced stays as it was (files/line_bytes.py)."""
+    file = FileLines.parse(data)
+    lines = list(file.texts)
     wanted = [line.rstrip() for line in normalise_note(expected).split("\n")]
     have = [line.rstrip() for line in lines[start_line - 1:end_line]]
     if have != wanted:
         return EditResult(rel_path, start_line, end_line, "conflict", False,
                           current="\n".join(lines[start_line - 1:end_line]),
                           moved_to=_find(lines, wanted))
-    updated = lines[:start_line - 1] + new_lines + lines[end_line:]
-    return ("\n".join(updated) + "\n").encode("utf-8") if updated else b"", have
+    return file.replaced(start_line, end_line, new_lines), have
 
 
 def edit_target(citation: str, chat_type: str) -> tuple[str, int, int]:

@@ -24,7 +24,6 @@ from openclaw_memory.files.curation import (
     replace_lines,
 )
 from openclaw_memory.files.docpaths import document_path
-from openclaw_memory.files.reading import decode_text
 from openclaw_memory.postgres.connection import Database
 from openclaw_memory.postgres.documents import DocumentIndexer
 
@@ -44,7 +43,7 @@ def edit_document(db: Database, indexer: DocumentIndexer, settings: MemorySettin
         body = indexer.body(conn, rel, lock=True)
         if body is None:
             raise CurationError(f"{rel} does not exist: nothing to edit")
-        outcome = replace_lines(decode_text(body), rel, start_line, end_line, expected, new_lines)
+        outcome = replace_lines(body, rel, start_line, end_line, expected, new_lines)
         if isinstance(outcome, EditResult):
             return outcome
         payload, old_lines = outcome

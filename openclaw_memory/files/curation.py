@@ -20,6 +20,7 @@ consolidation alike:
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import re
@@ -29,7 +30,15 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from openclaw_memory.errors import OpenClawMemoryError
-from openclaw_memory.files.atomic import swap_in, write_all
+from openclaw_memory.files.atomic import swap_in
+from openclaw_memory.files.edit_journal import (
+    PendingEdit,
+    digest,
+    drop_swap_leftovers,
+    entry_present,
+    locked_append,
+    settle_pending,
+)
 from openclaw_memory.files.line_bytes import FileLines
 from openclaw_memory.files.notes import DATE_STAMP, normalise_note, read_fd, split_citation, today
 from openclaw_memory.files.reading import decode_text, io_errors, split_lines
@@ -40,6 +49,8 @@ __all__ = ["AS_OF", "HISTORY_DIR", "CurationError", "EditResult", "appended_entr
            "new_lines_of", "replace_lines", "stamp_date"]
 
 AS_OF = DATE_STAMP  # the stamp a line ends with: when the fact on it was learned
+#: The longest edit reason history keeps, in characters (longer ones are cut, marked "…").
+MAX_REASON = 1000
 _NEW_FILE_MODE = 0o600
 _MAX_REOPENS = 8
 
@@ -99,22 +110,119 @@ def edit_lines(ws: Workspace, path: str, start_line: int, end_line: int, *, expe
                replacement: str | None, tz: str | None = None, now: datetime | None = None,
                reason: str | None = None, stamp: bool = True) -> EditResult:
     """Replace lines ``start_line..end_line`` of a curated file by ``replacement`` (None:
-    remove them), if they hold ``expected`` (compared line by line, trailing spaces aside)."""
+    remove them), if they hold ``expected`` (compared line by line, trailing spaces aside).
+    The file and its history entry change as one unit (files/edit_journal.py)."""
     resolved = ws.resolve(path, purpose="write")
     check_edit(resolved.kind, resolved.rel_path, start_line, end_line)
     moment = now or datetime.now(UTC)
     new_lines = new_lines_of(replacement, tz, moment, stamp)
+    history = ws.resolve(history_path(tz, moment), purpose="write")
     with io_errors("write", resolved.rel_path), _locked_existing(ws, resolved) as (fd, dir_fd):
-        outcome = replace_lines(read_fd(fd), resolved.rel_path, start_line,
-                                end_line, expected, new_lines)
-        if isinstance(outcome, EditResult):
-            return outcome
-        payload, have = outcome
-        mode = stat.S_IMODE(os.fstat(fd).st_mode)
-        swap_in(dir_fd, resolved.name, payload, mode=mode)
-    record = _record_history(ws, resolved.rel_path, start_line, end_line, have, new_lines,
-                             reason, tz, moment)
-    return applied_result(resolved.rel_path, start_line, new_lines, record)
+        current = read_fd(fd)
+        history_fd = _history_folder(ws, history, create=False)
+        try:
+            with io_errors("write", history.rel_path):
+                if history_fd is not None:
+                    settle_pending(history_fd, resolved.rel_path, current,
+                                   lambda name, entry: _append_entry(history_fd, name, entry,
+                                                                     once=True))
+                drop_swap_leftovers(dir_fd, resolved.name)
+            outcome = replace_lines(current, resolved.rel_path, start_line, end_line, expected,
+                                    new_lines)
+            if isinstance(outcome, EditResult):
+                return outcome
+            payload, have = outcome
+            entry = history_entry(resolved.rel_path, start_line, end_line, have, new_lines,
+                                  reason, moment)
+            if history_fd is None:
+                history_fd = _history_folder(ws, history, create=True)
+                assert history_fd is not None
+            cited = _applied(resolved, fd, dir_fd, history_fd, current, payload, entry,
+                             history_name(history_fd, today(tz, moment).isoformat()))
+        finally:
+            if history_fd is not None:
+                os.close(history_fd)
+    return applied_result(resolved.rel_path, start_line, new_lines, cited)
+
+
+def _history_folder(ws: Workspace, history: ResolvedPath, *, create: bool) -> int | None:
+    """A descriptor of the history folder (created when asked); None when it is missing."""
+    with io_errors("write", history.rel_path):
+        try:
+            return ws.open_parent(history, create=create)
+        except FileNotFoundError:
+            if create:
+                raise
+            return None
+
+
+def _applied(resolved: ResolvedPath, fd: int, dir_fd: int, history_fd: int,
+             current: bytes, payload: bytes, entry: list[str], name: str) -> str:
+    """Record the edit as pending, swap the file in, append the history entry; its citation
+    ("" when the entry could not be appended: the next edit of the file appends it)."""
+    record = PendingEdit(resolved.rel_path, digest(current), digest(payload), name, tuple(entry))
+    with io_errors("write", f"{HISTORY_DIR}/{name}"):
+        pending = record.write(history_fd)  # a history that cannot be written: nothing changes
+    try:
+        swap_in(dir_fd, resolved.name, payload, mode=stat.S_IMODE(os.fstat(fd).st_mode))
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(pending, dir_fd=history_fd)
+        raise
+    try:
+        first = _append_entry(history_fd, name, entry)
+        os.unlink(pending, dir_fd=history_fd)
+    except OSError:
+        return ""  # the edit stands; its entry waits in the pending record
+    return f"{HISTORY_DIR}/{name}#L{first}-L{first + len(entry) - 1}"
+
+
+#: A day's history file past this size continues in ``YYYY-MM-DD-2.md`` (then -3...): each
+#: edit appends without reading the file whole, and ``history`` / ``get`` read any one file.
+HISTORY_FILE_BYTES = 4 * 1024 * 1024
+
+
+def history_name(history_fd: int, day: str) -> str:
+    """The history file today's next entry goes to (below the history folder)."""
+    for number in range(1, 10_000):
+        name = f"{day}.md" if number == 1 else f"{day}-{number}.md"
+        try:
+            if os.stat(name, dir_fd=history_fd, follow_symlinks=False).st_size < HISTORY_FILE_BYTES:
+                return name
+        except FileNotFoundError:
+            return name
+    raise CurationError(f"{HISTORY_DIR} holds too many history files for {day}")
+
+
+def _append_entry(history_fd: int, name: str, entry: list[str], *, once: bool = False) -> int:
+    """Append ``entry`` to ``name`` (``once``: unless it is there); the line it starts on."""
+    first = 0
+
+    def block_of(fd: int) -> bytes:
+        nonlocal first
+        if once and entry_present(fd, entry):
+            return b""
+        count, size, open_end = _line_count(fd)
+        first = count + (2 if size else 1)
+        block = ("\n" if size else "") + "\n".join(entry) + "\n"
+        return (("\n" if open_end else "") + block).encode("utf-8")
+
+    locked_append(history_fd, name, block_of)
+    return first
+
+
+def _line_count(fd: int) -> tuple[int, int, bool]:
+    """(lines, bytes, whether the last line is left open) of the file at ``fd``, read in
+    pieces: a large history costs time in proportion, never memory."""
+    os.lseek(fd, 0, os.SEEK_SET)
+    count = size = 0
+    last = b""
+    while chunk := os.read(fd, 1 << 20):
+        count += chunk.count(b"\n")
+        size += len(chunk)
+        last = chunk[-1:]
+    open_end = bool(size) and last != b"\n"
+    return count + int(open_end), size, open_end
 
 
 def replace_lines(data: bytes, rel_path: str, start_line: int, end_line: int, expected: str,
@@ -230,7 +338,9 @@ def history_entry(rel_path: str, start: int, end: int, old: list[str], new: list
     lines = f"#L{start}" if end == start else f"#L{start}-L{end}"
     entry = [f"## {stamp}: {kind} {rel_path}{lines}"]
     if reason:
-        entry.append(f"Reason: {' '.join(reason.split())}")
+        said = " ".join(reason.split())
+        # A reason is a few words; a model's 5 MB one must not make history unreadable.
+        entry.append(f"Reason: {said if len(said) <= MAX_REASON else said[:MAX_REASON] + '…'}")
     entry += ["", "Before:", *(f"> {line}" if line else ">" for line in old)]
     if new:
         entry += ["", "After:", *(f"> {line}" if line else ">" for line in new)]
@@ -245,22 +355,3 @@ def appended_entry(existing: bytes, entry: list[str]) -> tuple[bytes, int]:
     if existing and not existing.endswith(b"\n"):
         block = "\n" + block  # end the last line someone left open
     return block.encode("utf-8"), first
-
-
-def _record_history(ws: Workspace, rel_path: str, start: int, end: int, old: list[str],
-                    new: list[str], reason: str | None, tz: str | None,
-                    moment: datetime) -> str:
-    """Append the edit to today's history file; the citation of the entry."""
-    target = ws.resolve(history_path(tz, moment), purpose="write")
-    entry = history_entry(rel_path, start, end, old, new, reason, moment)
-    with io_errors("write", target.rel_path):
-        fd = ws.open_file(target, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
-                          _NEW_FILE_MODE, create_parents=True)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            block, first = appended_entry(read_fd(fd), entry)
-            write_all(fd, block)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    return f"{target.rel_path}#L{first}-L{first + len(entry) - 1}"

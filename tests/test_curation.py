@@ -154,3 +154,29 @@ def test_the_cli_edits_forgets_and_shows_the_history(ws: Path, tmp_path: Path) -
     assert gone.returncode == 0
     history = run("history")
     assert "Paris" in history.stdout and "vegetarian" in history.stdout
+
+
+def test_an_edit_through_a_users_scope_keeps_its_history_in_that_users_scope(
+        memory: MemoryIndex, ws: Path) -> None:
+    scope = MemoryScope(memory, namespace=("users", "{user_id}"))
+    alice = {"configurable": {"user_id": "alice"}}
+    tools = {t.name: t for t in memory_tools(scope)}
+    written = json.loads(_call(tools["memory_write"], alice, content="Alice lives in Porto.",
+                               target="memory").content)
+    line = written["citation"]
+    assert line.startswith("memory/users/alice/MEMORY.md#L")
+    text = (ws / line.split("#")[0]).read_text().splitlines()[written["start_line"] - 1]
+    done = json.loads(_call(tools["memory_edit"], alice, citation=line, expected=text,
+                            replacement="- Alice lives in Faro.", reason="she moved").content)
+    history = done["history"]
+    assert done["applied"] is True and history.startswith("memory-history/memory/users/alice/")
+    assert not (ws / "memory-history").joinpath(history.split("/")[-1].split("#")[0]).exists()
+    read = json.loads(_call(tools["memory_get"], alice, path=history).content)
+    assert "Alice lives in Porto." in read["text"]
+    bob = _call(tools["memory_get"], {"configurable": {"user_id": "bob"}}, path=history)
+    assert bob.status == "error" and "not in this conversation" in bob.content
+    group = _call(tools["memory_get"], {"configurable": {"user_id": "alice", "chat_type": "group"}},
+                  path=history)
+    assert group.status == "error"
+    assert not memory.search("Porto").results or all(
+        not h.path.startswith("memory-history/") for h in memory.search("Porto").results)

@@ -67,7 +67,8 @@ def _report(result: EditResult, args: argparse.Namespace) -> None:
 
 
 def cmd_history(memory: Memory, args: argparse.Namespace) -> None:
-    days = sorted(_history_files(memory), reverse=True)[: max(1, args.days)]
+    days = sorted(_history_files(memory), key=lambda p: (p.rsplit("/", 1)[-1], p),
+                  reverse=True)[: max(1, args.days)]
     if not days:
         print("no edits yet: nothing was replaced or removed")
         return
@@ -81,4 +82,6 @@ def _history_files(memory: Memory) -> list[str]:
     if memory.backend == "postgres":
         return [p for p in memory.indexed_paths() if p.startswith(f"{HISTORY_DIR}/")]
     folder = memory.settings.workspace / HISTORY_DIR
-    return [f"{HISTORY_DIR}/{p.name}" for p in folder.glob("*.md")] if folder.is_dir() else []
+    # An area's edits (memory/users/alice/...) keep their history in a folder of their own.
+    return ([f"{HISTORY_DIR}/{p.relative_to(folder).as_posix()}" for p in folder.rglob("*.md")]
+            if folder.is_dir() else [])

@@ -102,8 +102,15 @@ def stamp_date(text: str, day: str) -> str:
     return "\n".join(lines)
 
 
-def history_path(tz: str | None = None, now: datetime | None = None) -> str:
-    return f"{HISTORY_DIR}/{today(tz, now).isoformat()}.md"
+def history_path(tz: str | None = None, now: datetime | None = None,
+                 edited: str | None = None) -> str:
+    """Today's history file for an edit of ``edited``: ``memory-history/DAY.md``, or for a
+    file in a folder below ``memory/`` (one user's area: ``memory/users/alice/MEMORY.md``)
+    ``memory-history/<that folder>/DAY.md``, so that a user's history stays in the user's
+    scope."""
+    folder = edited.rsplit("/", 1)[0] if edited and "/" in edited else ""
+    below = f"{folder}/" if folder not in ("", "memory") else ""
+    return f"{HISTORY_DIR}/{below}{today(tz, now).isoformat()}.md"
 
 
 def edit_lines(ws: Workspace, path: str, start_line: int, end_line: int, *, expected: str,
@@ -116,7 +123,7 @@ def edit_lines(ws: Workspace, path: str, start_line: int, end_line: int, *, expe
     check_edit(resolved.kind, resolved.rel_path, start_line, end_line)
     moment = now or datetime.now(UTC)
     new_lines = new_lines_of(replacement, tz, moment, stamp)
-    history = ws.resolve(history_path(tz, moment), purpose="write")
+    history = ws.resolve(history_path(tz, moment, resolved.rel_path), purpose="write")
     with io_errors("write", resolved.rel_path), _locked_existing(ws, resolved) as (fd, dir_fd):
         current = read_fd(fd)
         history_fd = _history_folder(ws, history, create=False)
@@ -138,6 +145,7 @@ def edit_lines(ws: Workspace, path: str, start_line: int, end_line: int, *, expe
                 history_fd = _history_folder(ws, history, create=True)
                 assert history_fd is not None
             cited = _applied(resolved, fd, dir_fd, history_fd, current, payload, entry,
+                             history.rel_path.rsplit("/", 1)[0],
                              history_name(history_fd, today(tz, moment).isoformat()))
         finally:
             if history_fd is not None:
@@ -157,11 +165,11 @@ def _history_folder(ws: Workspace, history: ResolvedPath, *, create: bool) -> in
 
 
 def _applied(resolved: ResolvedPath, fd: int, dir_fd: int, history_fd: int,
-             current: bytes, payload: bytes, entry: list[str], name: str) -> str:
+             current: bytes, payload: bytes, entry: list[str], folder: str, name: str) -> str:
     """Record the edit as pending, swap the file in, append the history entry; its citation
     ("" when the entry could not be appended: the next edit of the file appends it)."""
     record = PendingEdit(resolved.rel_path, digest(current), digest(payload), name, tuple(entry))
-    with io_errors("write", f"{HISTORY_DIR}/{name}"):
+    with io_errors("write", f"{folder}/{name}"):
         pending = record.write(history_fd)  # a history that cannot be written: nothing changes
     try:
         swap_in(dir_fd, resolved.name, payload, mode=stat.S_IMODE(os.fstat(fd).st_mode))
@@ -174,7 +182,7 @@ def _applied(resolved: ResolvedPath, fd: int, dir_fd: int, history_fd: int,
         os.unlink(pending, dir_fd=history_fd)
     except OSError:
         return ""  # the edit stands; its entry waits in the pending record
-    return f"{HISTORY_DIR}/{name}#L{first}-L{first + len(entry) - 1}"
+    return f"{folder}/{name}#L{first}-L{first + len(entry) - 1}"
 
 
 #: A day's history file past this size continues in ``YYYY-MM-DD-2.md`` (then -3...): each

@@ -347,8 +347,8 @@ def memory_kind(below: tuple[str, ...]) -> PathKind | None:
         return "memory_md"
     if len(below) >= 2 and below[0] == _MEMORY_DIR:
         return "daily" if is_daily("/".join(below)) else "memory_other"
-    if len(below) == 2 and below[0] == HISTORY_DIR:
-        return "history"
+    if len(below) >= 2 and below[0] == HISTORY_DIR:
+        return "history"  # memory-history/DAY.md, and an area's memory-history/<area>/DAY.md
     return None
 
 

@@ -37,7 +37,7 @@ from typing import Any, Literal, cast, get_args
 from langchain_core.runnables import RunnableConfig
 
 from openclaw_memory.errors import ConfigError, OpenClawMemoryError
-from openclaw_memory.files.curation import EditResult
+from openclaw_memory.files.curation import HISTORY_DIR, EditResult
 from openclaw_memory.files.namespaces import encode_label, folder_of
 from openclaw_memory.files.notes import NoteText, WriteResult
 from openclaw_memory.index import MemoryIndex
@@ -175,8 +175,9 @@ class ScopedMemory:
         if area is None:
             return None
         prefix = area + "/"
-        if chat_type == "direct":
-            return lambda path: path.startswith(prefix)
+        if chat_type == "direct":  # the area's files, and the history of their edits
+            history = f"{HISTORY_DIR}/{prefix}"
+            return lambda path: path.startswith((prefix, history))
         # The area's own MEMORY.md is as private as the workspace's.
         return lambda path: path.startswith(prefix) and path[len(prefix):] not in _CURATED
 

@@ -38,7 +38,7 @@ def edit_document(db: Database, indexer: DocumentIndexer, settings: MemorySettin
     moment = now or datetime.now(UTC)
     tz = settings.timezone
     new_lines = new_lines_of(replacement, tz, moment)
-    history_rel = history_path(tz, moment)
+    history_rel = history_path(tz, moment, rel)
     with db.transaction(f"cannot edit {rel}") as conn:
         body = indexer.body(conn, rel, lock=True)
         if body is None:

@@ -265,7 +265,10 @@ class OpenAIProvider(EmbeddingProvider):
                 content = b"".join(pieces)
         except openai.OpenAIError as exc:
             raise self._redacted(translate_error(exc, limit)) from None
-        return parse_embeddings(content, len(batch), self.dims, self.settings.dimensions)
+        try:
+            return parse_embeddings(content, len(batch), self.dims, self.settings.dimensions)
+        except EmbeddingError as exc:  # a body that is not embeddings may echo the key
+            raise self._redacted(exc) from None
 
     def _redacted(self, error: EmbeddingError) -> EmbeddingError:
         """The error with the key, secret headers and URL credentials cut out of its text (a
@@ -273,7 +276,8 @@ class OpenAIProvider(EmbeddingProvider):
         s = self.settings
         secrets = [self._key, *url_secrets(s.base_url),
                    *(v for k, v in s.headers.items() if k.lower() not in SAFE_HEADERS)]
-        return EmbeddingError(redact_text(str(error), secrets), status=error.status,
+        # Cut short only once redacted: a secret the cut split would no longer be found.
+        return EmbeddingError(_short(redact_text(str(error), secrets), 400), status=error.status,
                               retry_after=error.retry_after, retryable=error.retryable)
 
 
@@ -369,7 +373,7 @@ def _status_error(exc: Any) -> EmbeddingError:
             status=status,
         )
     retryable = status in (408, 409, 429) or status >= 500
-    detail = _short(getattr(exc, "message", str(exc)))
+    detail = _short(getattr(exc, "message", str(exc)), 4000)  # redacted, then cut: _redacted
     return EmbeddingError(
         f"{_NAME}: HTTP {status}: {detail}",
         status=status,
@@ -389,7 +393,7 @@ def parse_embeddings(
     try:
         body = json.loads(content)
     except ValueError:
-        raise _malformed(f"response is not JSON: {_short(repr(content[:200]))}") from None
+        raise _malformed(f"response is not JSON: {_short(repr(content[:4000]), 4000)}") from None
     data = body.get("data") if isinstance(body, dict) else None
     if not isinstance(data, list):
         raise _malformed("response has no 'data' list")

@@ -29,6 +29,7 @@ from openclaw_memory.embeddings.batch_jobs import BatchJobs
 from openclaw_memory.embeddings.gemini_batch import GeminiBatches
 from openclaw_memory.embeddings.retry import retry_call
 from openclaw_memory.errors import EmbeddingError, ProviderUnavailableError, install_hint
+from openclaw_memory.redact import SAFE_HEADERS, redact_text
 from openclaw_memory.store.paths import state_dir
 
 __all__ = ["GeminiProvider", "MistralProvider", "ServiceProvider", "VoyageProvider"]
@@ -122,15 +123,21 @@ class ServiceProvider(EmbeddingProvider):
                                       ) from None
             if translated is None:
                 raise EmbeddingError(f"{self.name}: {type(exc).__name__}: "
-                                     f"{_redacted(str(exc), self._key)[:300]}") from None
+                                     f"{self._redact(str(exc))[:300]}") from None
             raise translated from None
         return self._rows(vectors, len(batch))
 
+    def _redact(self, text: str) -> str:
+        """``text`` without the key, credential-bearing headers' values or anything shaped
+        like a key (a server may echo what it was sent); cut short only after this."""
+        headers = [v for k, v in self.settings.headers.items() if k.lower() not in SAFE_HEADERS]
+        return redact_text(text, [self._key, *headers])
+
     def _status(self, status: int, detail: str) -> EmbeddingError:
         if 200 <= status < 300:  # the client could not read a successful answer
-            return self._malformed(_redacted(detail, self._key)[:300])
+            return self._malformed(self._redact(detail)[:300])
         retryable = status in (408, 409, 429) or status >= 500
-        return EmbeddingError(f"{self.name}: HTTP {status}: {_redacted(detail, self._key)[:300]}",
+        return EmbeddingError(f"{self.name}: HTTP {status}: {self._redact(detail)[:300]}",
                               status=status, retryable=retryable)
 
     def _rows(self, vectors: Any, count: int) -> FloatArray:
@@ -155,10 +162,6 @@ class ServiceProvider(EmbeddingProvider):
 
     def _malformed(self, reason: str) -> EmbeddingError:
         return EmbeddingError(f"{self.name}: malformed response: {reason}")
-
-
-def _redacted(text: str, key: str) -> str:  # "" (no key): nothing to cut
-    return text.replace(key, "***") if key else text
 
 
 class MistralProvider(ServiceProvider):

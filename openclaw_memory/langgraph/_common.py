@@ -9,9 +9,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.runnables import RunnableConfig
+from pydantic import SecretStr
 
 from openclaw_memory.config import MemorySettings
 from openclaw_memory.memory_base import Memory
+from openclaw_memory.redact import SAFE_HEADERS, redact_text
 
 __all__ = [
     "TokenCounter",
@@ -136,6 +138,21 @@ def bind_answer_tool(model: BaseChatModel, schema: dict[str, Any], name: str) ->
         return model.bind_tools([schema], tool_choice=name)
     except (TypeError, ValueError, NotImplementedError):
         return model.bind_tools([schema])
+
+
+def model_error(model: Any, exc: BaseException) -> str:
+    """A chat model's failure as one line a report, a log or a terminal may show: the model's
+    own credentials (its ``SecretStr`` fields: ``api_key`` ...; its non-standard headers) and
+    anything shaped like a key cut out, since a server may echo the key in its error."""
+    secrets: list[str] = []
+    for value in dict(getattr(model, "__dict__", {})).values():
+        if isinstance(value, SecretStr):
+            secrets.append(value.get_secret_value())
+        elif isinstance(value, Mapping):
+            secrets += [v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)
+                        and k.lower() not in SAFE_HEADERS]
+    text = " ".join(f"{type(exc).__name__}: {exc}".split())
+    return redact_text(text, secrets)[:500]
 
 
 def chat_model_of(model: BaseChatModel | str) -> BaseChatModel:

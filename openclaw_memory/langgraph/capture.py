@@ -32,6 +32,7 @@ from openclaw_memory.langgraph._common import (
     chat_model_of,
     current_run_config,
     message_text,
+    model_error,
     settings_of,
     state_get,
     state_messages,
@@ -172,13 +173,13 @@ class MemoryCapture:
         try:
             return _parse(self._bound().invoke(self._prompt(turns), config))
         except Exception as exc:  # reported, never raised into the user's turn
-            return f"{type(exc).__name__}: {exc}"
+            return model_error(self.model, exc)
 
     async def _aask(self, turns: list[BaseMessage], config: RunnableConfig) -> CapturedNotes | str:
         try:
             return _parse(await self._bound().ainvoke(self._prompt(turns), config))
         except Exception as exc:  # reported, never raised into the user's turn
-            return f"{type(exc).__name__}: {exc}"
+            return model_error(self.model, exc)
 
     def _save(self, target: ScopedMemory, answer: CapturedNotes | str,
               chat_type: ChatType) -> CaptureReport:

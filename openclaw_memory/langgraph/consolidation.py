@@ -52,6 +52,7 @@ from openclaw_memory.langgraph._common import (
     chat_model_of,
     current_run_config,
     message_text,
+    model_error,
     settings_of,
     state_get,
 )
@@ -180,14 +181,14 @@ class MemoryConsolidation:
         try:
             reply = self._bound().invoke(self._messages(snapshot), config)
         except Exception as exc:  # reported, never raised into the user's turn
-            return f"{type(exc).__name__}: {exc}"
+            return model_error(self.model, exc)
         return parse_proposal(reply)
 
     async def _apropose(self, snapshot: Snapshot, config: RunnableConfig) -> ProposedEdits | str:
         try:
             reply = await self._bound().ainvoke(self._messages(snapshot), config)
         except Exception as exc:  # reported, never raised into the user's turn
-            return f"{type(exc).__name__}: {exc}"
+            return model_error(self.model, exc)
         return parse_proposal(reply)
 
     def _finish(self, target: ScopedMemory, snapshot: Snapshot, proposal: ProposedEdits | str,

@@ -54,6 +54,7 @@ from openclaw_memory.langgraph._common import (
     default_token_counter,
     effective_tokens,
     message_text,
+    model_error,
     settings_of,
     state_get,
     state_messages,
@@ -300,7 +301,7 @@ class MemoryFlush:
             try:
                 reply = model.invoke(turn, config)
             except Exception as exc:  # reported, never raised into the user's turn
-                return _failed(rounds, writes, exc)
+                return _failed(rounds, writes, exc, self.model)
             if not isinstance(reply, AIMessage) or not reply.tool_calls or rounds > self.max_tool_rounds:
                 return FlushReport(rounds, tuple(writes), message_text(reply))
             turn.append(reply)
@@ -316,7 +317,7 @@ class MemoryFlush:
             try:
                 reply = await model.ainvoke(turn, config)
             except Exception as exc:  # reported, never raised into the user's turn
-                return _failed(rounds, writes, exc)
+                return _failed(rounds, writes, exc, self.model)
             if not isinstance(reply, AIMessage) or not reply.tool_calls or rounds > self.max_tool_rounds:
                 return FlushReport(rounds, tuple(writes), message_text(reply))
             turn.append(reply)
@@ -478,8 +479,10 @@ def _cycle(state: Any) -> int:
     return int(state_get(state, "compaction_count", 0) or 0)
 
 
-def _failed(rounds: int, writes: list[Mapping[str, Any]], error: BaseException) -> FlushReport:
-    return FlushReport(rounds, tuple(writes), "", error=f"{type(error).__name__}: {error}",
+def _failed(rounds: int, writes: list[Mapping[str, Any]], error: BaseException,
+            model: Any) -> FlushReport:
+    # Redacted: the report reaches status (last_flush_error) and the WARNING log.
+    return FlushReport(rounds, tuple(writes), "", error=model_error(model, error),
                        failure=classify_failure(error))
 
 

@@ -23,6 +23,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import SecretStr
+
 from openclaw_memory.errors import ConfigError, IndexCorruptError, StoreError, install_hint
 from openclaw_memory.redact import dsn_secrets, redact_text, remember_secrets
 
@@ -170,7 +172,8 @@ class Database:
 
     def __init__(self, dsn: str, *, application_name: str = "openclaw-memory",
                  limits: Limits | None = None) -> None:
-        self.dsn = dsn
+        # Kept as a SecretStr: vars(), repr() and a debugger's dump show no credential.
+        self._dsn = SecretStr(dsn)
         remember_secrets(dsn_secrets(dsn))
         self.limits = limits or Limits()
         self.application_name = application_name
@@ -181,12 +184,22 @@ class Database:
         self.reconnects = 0
         self.conn = self._connect()
 
+    @property
+    def dsn(self) -> str:
+        """The connection string (with its credentials: never to be shown)."""
+        return self._dsn.get_secret_value()
+
     def _connect(self) -> Any:
         psycopg = _psycopg()
-        with pg_errors("cannot connect to PostgreSQL", limits=self.limits):
-            conn = psycopg.connect(self.dsn, autocommit=True,
-                                   application_name=self.application_name,
-                                   **self.limits.connect_options())
+        try:
+            with pg_errors("cannot connect to PostgreSQL", limits=self.limits):
+                conn = psycopg.connect(self.dsn, autocommit=True,
+                                       application_name=self.application_name,
+                                       **self.limits.connect_options())
+        except StoreError as exc:
+            # libpq's own error quotes the connection string (a password with it when the
+            # string does not parse): the redacted line goes on, the chained error does not.
+            raise type(exc)(str(exc)) from None
         conn.cursor_factory = _watched_cursor(psycopg, self)
         return conn
 

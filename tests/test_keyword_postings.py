@@ -268,3 +268,27 @@ def _same_as_a_full_read(ready: Store) -> None:
         full.source_names[c] for c in full.sources]
     for match in _expressions():
         assert ready.keyword_search(match, 25, ["memory", "sessions"]) == _fts5(ready, match, 25)
+
+
+def test_a_vocabulary_of_identifiers_stops_the_read_at_the_budget_and_fts5_answers(
+        tmp_path: Path) -> None:
+    # 60 000 distinct tokens in few occurrences: the token count alone (the old estimate:
+    # 1.4 MB) fits 16 MB; what holding 60 000 terms takes does not.
+    store = Store(tmp_path / "i.sqlite", vector_backend="numpy", postings_min_chunks=0,
+                  max_matrix_mb=16)
+    chunks = [Chunk("memory/ids.md", "memory", n, n,
+                    " ".join(f"ref{n:05d}x{k:02d}" for k in range(30)), f"h{n}")
+              for n in range(1, 2001)]
+    store.replace_file(MemoryFile("memory/ids.md", "/ws/memory/ids.md", "memory", 1, 10), "h",
+                       chunks, None, "m")
+    assert not store.wait_for_keyword_postings(60)
+    assert "exceed" in store.keyword_path() and "distinct terms" in store.keyword_path()
+    assert store.keyword_search('"ref00042x07"', 5, ["memory"])[0][0] == 42
+    store.close()
+
+
+def test_the_size_in_status_counts_the_terms_it_holds(ready: Store) -> None:
+    postings = ready._postings.get(ready.generation())
+    assert postings is not None
+    arrays = postings.rowids.nbytes + postings.docs.nbytes + postings.freqs.nbytes
+    assert postings.nbytes > arrays + 50 * len(postings.terms)

@@ -81,7 +81,10 @@ def test_searches_with_a_costly_provider_leave_the_generation_and_the_cache_alon
 
 def _search_read_only(ws: Path, index: Path, settings: dict[str, Any]) -> list[list[str]]:
     with MemoryIndex.open(ws, index_path=index, **settings) as memory:
-        return [[hit.citation or hit.path for hit in memory.search(q).results] for q in QUESTIONS]
+        memory.store._postings.min_chunks = 0  # the keyword postings are read from it too
+        found = [[hit.citation or hit.path for hit in memory.search(q).results] for q in QUESTIONS]
+        assert memory.store.wait_for_keyword_postings(60), memory.store.keyword_path()
+        return found
 
 
 @pytest.mark.skipif(not CAN_TEST_PERMISSIONS, reason="root without an unprivileged user")

@@ -22,7 +22,8 @@ from urllib.parse import quote
 from openclaw_memory.errors import IndexCorruptError, StoreError
 from openclaw_memory.store.schema import check_identity
 
-__all__ = ["DISABLE_VEC_ENV", "PAGE_SIZE", "DriverInfo", "connect", "is_corruption", "probe_driver"]
+__all__ = ["DISABLE_VEC_ENV", "PAGE_SIZE", "DriverInfo", "connect", "is_corruption", "probe_driver",
+           "read_only_index", "read_only_uri"]
 
 #: Set to "1" to force the numpy vector path (used by tests and for debugging).
 DISABLE_VEC_ENV = "OPENCLAW_MEMORY_DISABLE_VEC"
@@ -143,7 +144,7 @@ def read_only_index(path: Path | str) -> bool:
             and not (os.access(where, os.W_OK) and os.access(where.parent, os.W_OK)))
 
 
-def _read_only_uri(path: Path | str) -> str:
+def read_only_uri(path: Path | str) -> str:
     """An URI opening ``path`` read-only. In a folder this process cannot write, SQLite cannot
     make the -shm file a WAL database needs to be read: there it is opened as immutable (no
     one here can change it), unless a -wal file shows a writer at work."""
@@ -163,7 +164,7 @@ def connect(path: Path | str, driver: DriverInfo, *, busy_timeout_ms: int, load_
     (:func:`read_only_index`): opened for reading alone, as it is."""
     try:
         conn = driver.module.connect(
-            _read_only_uri(path) if read_only else str(path), timeout=busy_timeout_ms / 1000,
+            read_only_uri(path) if read_only else str(path), timeout=busy_timeout_ms / 1000,
             check_same_thread=False, uri=read_only,
             isolation_level=None,  # we issue BEGIN IMMEDIATE ourselves
         )

@@ -18,6 +18,7 @@ FTS5 on the same index.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -83,9 +84,12 @@ class Postings:
 
     @property
     def nbytes(self) -> int:
+        """The memory these postings hold: their arrays, and the terms' dict and strings (a
+        vocabulary of identifiers is most of it)."""
         held = sum(a.nbytes for a in self.positions.values())
+        terms = sys.getsizeof(self.terms) + sum(sys.getsizeof(t) + 28 for t in self.terms)
         return int(self.rowids.nbytes + self.sources.nbytes + self.starts.nbytes
-                   + self.docs.nbytes + self.freqs.nbytes + self.norms.nbytes + held)
+                   + self.docs.nbytes + self.freqs.nbytes + self.norms.nbytes + held + terms)
 
     # -- phrases ----------------------------------------------------------------------------
     def hits(self, tokens: Sequence[str]) -> PhraseHits | None:

@@ -23,12 +23,13 @@ from pathlib import Path
 
 import numpy as np
 
-from openclaw_memory.store.connection import DriverInfo
+from openclaw_memory.store.connection import DriverInfo, read_only_index, read_only_uri
 from openclaw_memory.store.fts_table import totals
 from openclaw_memory.store.postings import Postings
 from openclaw_memory.store.postings_merge import merge
 from openclaw_memory.store.postings_read import (
     Stopped,
+    TooLarge,
     estimated_bytes,
     indexed_rowids,
     read_postings,
@@ -108,8 +109,10 @@ class PostingsKeeper:
     def _read(self, room: int, epoch: int) -> None:
         started = time.perf_counter()
         try:
-            conn = self.driver.module.connect(str(self.path), check_same_thread=False,
-                                              isolation_level=None, timeout=10)
+            read_only = read_only_index(self.path)  # a shared, read-only index: read as it is
+            conn = self.driver.module.connect(read_only_uri(self.path) if read_only
+                                              else str(self.path), check_same_thread=False,
+                                              isolation_level=None, timeout=10, uri=read_only)
         except self.driver.errors as exc:
             self.state = f"fts5: postings not read ({exc})"
             return
@@ -118,6 +121,10 @@ class PostingsKeeper:
             self._read_on(conn, room, epoch)
         except Stopped:
             self.state = "fts5: postings read stopped (index closed)"
+        except TooLarge as exc:
+            self.state = (f"fts5: postings (over {exc.used / 1e6:.0f} MB with their distinct "
+                          f"terms) exceed what store.max_matrix_mb leaves beside the vectors "
+                          f"({room / 1e6:.0f} MB)")
         except self.driver.errors as exc:
             self.state = ("fts5: postings read stopped (index closed)" if self._stop.is_set()
                           else f"fts5: postings not read ({exc})")
@@ -163,7 +170,7 @@ class PostingsKeeper:
                 return
             postings = self._changes(conn, generation, kept.rows, kept.tokens, epoch)
             if postings is None:
-                postings = read_postings(conn, generation, self._stop.is_set)
+                postings = read_postings(conn, generation, self._stop.is_set, room)
                 self.last_read = "full"
         finally:
             execute("rollback")

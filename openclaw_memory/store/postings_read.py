@@ -22,7 +22,8 @@ from openclaw_memory.store.fts_table import totals
 from openclaw_memory.store.postings import Postings, position_keys
 from openclaw_memory.store.scratch_fts import ScratchTable
 
-__all__ = ["QueryTokens", "estimated_bytes", "indexed_rowids", "read_postings", "read_rows"]
+__all__ = ["TERM_BYTES", "QueryTokens", "TooLarge", "estimated_bytes", "indexed_rowids",
+           "read_postings", "read_rows"]
 
 _CJK_CHAR = re.compile(
     "[\u2e80-\u2fff\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4ff"
@@ -31,6 +32,23 @@ _CJK_CHAR = re.compile(
 
 class Stopped(Exception):
     """The reader was asked to stop (the index is being closed)."""
+
+
+class TooLarge(Exception):
+    """The postings being read passed the memory they may take (``store.max_matrix_mb``)."""
+
+    def __init__(self, used: int) -> None:
+        super().__init__(used)
+        self.used = used
+
+
+#: What a distinct term costs while the postings are read, beyond its text and occurrences:
+#: its arrays, tuple and dict entry, twice over while they are assembled (1 M distinct terms
+#: of one occurrence each took 769 MB of RSS, the issue that found the token-only estimate
+#: 12 MB). Charged as the read goes, so a vocabulary of identifiers stops the read at the
+#: budget instead of passing it.
+TERM_BYTES = 770
+_OCCURRENCE_BYTES = 24
 
 
 def estimated_bytes(tokens: int, rows: int) -> int:
@@ -45,15 +63,17 @@ def _numbers(text: str | None, dtype: type[np.generic]) -> npt.NDArray[Any]:
     return np.fromstring(text, dtype=dtype, sep=",")
 
 
-def read_postings(conn: Any, generation: int, stopped: Callable[[], bool]) -> Postings | None:
+def read_postings(conn: Any, generation: int, stopped: Callable[[], bool],
+                  room: int | None = None) -> Postings | None:
     """The postings of the index open on ``conn`` (the caller holds a read transaction, so
     they are those of ``generation``); None when FTS5's totals and its postings disagree
-    (drift: FTS5 answers then, as it always has)."""
+    (drift: FTS5 answers then, as it always has). ``room``: the bytes the read may take;
+    past them :class:`TooLarge` is raised."""
     conn.execute("create virtual table if not exists temp.postings_instances "
                  "using fts5vocab(main, chunks_fts, instance)")
     kept = totals(conn)
     rowids = indexed_rowids(conn)
-    groups = _groups(conn, "temp.postings_instances", stopped)
+    groups = _groups(conn, "temp.postings_instances", stopped, room)
     if sum(g[1].shape[0] for g in groups) != kept.tokens or rowids.shape[0] != kept.rows:
         return None
     sources = dict(conn.execute("select rowid, source from chunks").fetchall())
@@ -86,14 +106,19 @@ def indexed_rowids(conn: Any) -> npt.NDArray[np.int64]:
                       np.int64)
 
 
-def _groups(conn: Any, table: str, stopped: Callable[[], bool]
+def _groups(conn: Any, table: str, stopped: Callable[[], bool], room: int | None = None,
             ) -> list[tuple[str, npt.NDArray[np.int64], npt.NDArray[np.int64] | None]]:
     """(term, the chunk of each occurrence, their offsets for a single CJK character) of a
-    ``fts5vocab`` instance table."""
+    ``fts5vocab`` instance table; :class:`TooLarge` once they would take more than ``room``
+    bytes (:data:`TERM_BYTES` a term, its text twice, each occurrence)."""
     groups: list[tuple[str, npt.NDArray[np.int64], npt.NDArray[np.int64] | None]] = []
+    used = 0
     for term, docs in conn.execute(f"select term, group_concat(doc) from {table} group by term"):
         if stopped():
             raise Stopped
+        used += TERM_BYTES + 2 * len(term) + _OCCURRENCE_BYTES * (docs.count(",") + 1 if docs else 0)
+        if room is not None and used > room:
+            raise TooLarge(used)
         at = _numbers(docs, np.int64)
         off = None
         if len(term) == 1 and _CJK_CHAR.match(term):  # positions: CJK pairs are phrases

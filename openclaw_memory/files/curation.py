@@ -130,9 +130,7 @@ def edit_lines(ws: Workspace, path: str, start_line: int, end_line: int, *, expe
         try:
             with io_errors("write", history.rel_path):
                 if history_fd is not None:
-                    settle_pending(history_fd, resolved.rel_path, current,
-                                   lambda name, entry: _append_entry(history_fd, name, entry,
-                                                                     once=True))
+                    _settle(history_fd, resolved.rel_path, current)
                 drop_swap_leftovers(dir_fd, resolved.name)
             outcome = replace_lines(current, resolved.rel_path, start_line, end_line, expected,
                                     new_lines)
@@ -151,6 +149,12 @@ def edit_lines(ws: Workspace, path: str, start_line: int, end_line: int, *, expe
             if history_fd is not None:
                 os.close(history_fd)
     return applied_result(resolved.rel_path, start_line, new_lines, cited)
+
+
+def _settle(history_fd: int, rel_path: str, current: bytes) -> None:
+    """Settle what killed edits of ``rel_path`` left (files/edit_journal.py)."""
+    settle_pending(history_fd, rel_path, current,
+                   lambda name, entry: _append_entry(history_fd, name, entry, once=True))
 
 
 def _history_folder(ws: Workspace, history: ResolvedPath, *, create: bool) -> int | None:

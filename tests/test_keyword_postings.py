@@ -292,3 +292,54 @@ def test_the_size_in_status_counts_the_terms_it_holds(ready: Store) -> None:
     assert postings is not None
     arrays = postings.rowids.nbytes + postings.docs.nbytes + postings.freqs.nbytes
     assert postings.nbytes > arrays + 50 * len(postings.terms)
+
+
+def test_a_new_process_loads_the_postings_saved_beside_the_index_and_ranks_as_fts5(
+        tmp_path: Path) -> None:
+    from openclaw_memory.store.postings_file import postings_path
+
+    first = _store(tmp_path)
+    assert first.wait_for_keyword_postings(60) and first._postings.last_read == "full"
+    saved = postings_path(tmp_path / "i.sqlite")
+    assert saved.is_file() and saved.stat().st_mode & 0o777 == 0o600
+    first.close()
+    second = Store(tmp_path / "i.sqlite", vector_backend="numpy", fts_tokenizer="porter",
+                   postings_min_chunks=0)
+    assert second.wait_for_keyword_postings(60)
+    assert second._postings.last_read == "loaded from the file beside the index"
+    compared = 0
+    for match in _expressions():
+        mine = second.keyword_search(match, 25, ["memory", "sessions"])
+        assert mine == _fts5(second, match, 25), match
+        compared += bool(mine)
+    assert compared > 30
+    # Notes added since: the saved postings are brought up to date, and saved again.
+    chunks = [Chunk("memory/more.md", "memory", 1, 1, "a brand new zeppelin note", "hz")]
+    second.replace_file(MemoryFile("memory/more.md", "/ws/memory/more.md", "memory", 1, 10),
+                        "hz", chunks, None, "m")
+    second.close()
+    third = Store(tmp_path / "i.sqlite", vector_backend="numpy", fts_tokenizer="porter",
+                  postings_min_chunks=0)
+    assert third.wait_for_keyword_postings(60)
+    assert (third._postings.last_read or "").startswith("loaded from the file beside the index, "
+                                                        "then incremental")
+    assert third.keyword_search('"zeppelin"', 5, ["memory", "sessions"]) == _fts5(
+        third, '"zeppelin"', 5) != []
+    third.close()
+
+
+def test_postings_saved_beside_another_index_file_are_never_used(tmp_path: Path) -> None:
+    import shutil
+
+    from openclaw_memory.store.postings_file import postings_path
+
+    first = _store(tmp_path / "a")
+    assert first.wait_for_keyword_postings(60)
+    first.close()
+    other = _store(tmp_path / "b")  # same rows and generation, another file
+    other.close()
+    shutil.copy(postings_path(tmp_path / "a" / "i.sqlite"), postings_path(tmp_path / "b" / "i.sqlite"))
+    reopened = Store(tmp_path / "b" / "i.sqlite", vector_backend="numpy", fts_tokenizer="porter",
+                     postings_min_chunks=0)
+    assert reopened.wait_for_keyword_postings(60) and reopened._postings.last_read == "full"
+    reopened.close()

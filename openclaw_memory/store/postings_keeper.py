@@ -26,6 +26,7 @@ import numpy as np
 from openclaw_memory.store.connection import DriverInfo, read_only_index, read_only_uri
 from openclaw_memory.store.fts_table import totals
 from openclaw_memory.store.postings import Postings
+from openclaw_memory.store.postings_file import load_postings, postings_path, save_postings
 from openclaw_memory.store.postings_merge import merge
 from openclaw_memory.store.postings_read import (
     Stopped,
@@ -92,6 +93,8 @@ class PostingsKeeper:
             self._epoch += 1
             self._current = None
             self._tried = None
+        with contextlib.suppress(OSError):
+            postings_path(self.path).unlink()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for a read under way to finish; True when none is running afterwards."""
@@ -135,10 +138,10 @@ class PostingsKeeper:
                 self.read_seconds = time.perf_counter() - started
 
     def _changes(self, conn: object, generation: int, rows: int, tokens: int,
-                 epoch: int) -> Postings | None:
-        """The previous generation's postings brought up to date with the chunks that changed
-        (postings_merge.py); None when a full read is due (none kept, or a large change)."""
-        previous = self._current
+                 epoch: int, previous: Postings | None) -> Postings | None:
+        """``previous`` (an earlier generation's postings) brought up to date with the chunks
+        that changed (postings_merge.py); None when a full read is due (none kept, or a large
+        change)."""
         if previous is None or epoch != self._epoch:
             return None
         rowids = indexed_rowids(conn)
@@ -152,6 +155,24 @@ class PostingsKeeper:
         if merged is not None:
             self.last_read = f"incremental ({new.shape[0]} chunks added, {gone} gone)"
         return merged
+
+    def _kept_or_saved(self, conn: object, generation: int, rows: int, tokens: int, room: int,
+                       epoch: int) -> tuple[Postings | None, bool]:
+        """This process's postings, or those saved beside the index by an earlier one,
+        brought up to ``generation``; and whether to save the result (it came from the file
+        and moved on). (None, False): a full read is due."""
+        if self._current is not None:
+            return self._changes(conn, generation, rows, tokens, epoch, self._current), False
+        saved = load_postings(self.path, room)
+        if saved is None:
+            return None, False
+        if (saved.generation, saved.rows, saved.tokens) == (generation, rows, tokens):
+            self.last_read = "loaded from the file beside the index"
+            return saved, False
+        merged = self._changes(conn, generation, rows, tokens, epoch, saved)
+        if merged is not None:
+            self.last_read = f"loaded from the file beside the index, then {self.last_read}"
+        return merged, merged is not None
 
     def _read_on(self, conn: object, room: int, epoch: int) -> None:
         execute = conn.execute  # type: ignore[attr-defined]
@@ -168,10 +189,12 @@ class PostingsKeeper:
                 self.state = (f"fts5: postings ({need / 1e6:.0f} MB) exceed what "
                               f"store.max_matrix_mb leaves beside the vectors ({room / 1e6:.0f} MB)")
                 return
-            postings = self._changes(conn, generation, kept.rows, kept.tokens, epoch)
+            postings, keep = self._kept_or_saved(conn, generation, kept.rows, kept.tokens,
+                                                 room, epoch)
             if postings is None:
                 postings = read_postings(conn, generation, self._stop.is_set, room)
                 self.last_read = "full"
+                keep = postings is not None
         finally:
             execute("rollback")
         if postings is None:
@@ -181,5 +204,7 @@ class PostingsKeeper:
             if epoch != self._epoch:
                 return
             self._current = postings
+        if keep and not read_only_index(self.path):
+            save_postings(self.path, postings)  # the next process starts from these
         self.state = (f"postings in memory ({postings.nbytes / 1e6:.0f} MB, "
                       f"{len(postings.terms)} terms; {self.last_read} read)")

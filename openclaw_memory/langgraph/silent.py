@@ -18,11 +18,18 @@ import contextlib
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
-from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager, CallbackManager
+from langchain_core.callbacks import (
+    BaseCallbackHandler,
+    BaseCallbackManager,
+    CallbackManager,
+    StdOutCallbackHandler,
+)
 from langchain_core.language_models import BaseLanguageModel
 from langchain_core.runnables import RunnableBinding, RunnableConfig, RunnableLambda
 from langchain_core.runnables.config import var_child_runnable_config
 from langchain_core.tracers.langchain import LangChainTracer
+from langchain_core.tracers.run_collector import RunCollectorCallbackHandler
+from langchain_core.tracers.stdout import ConsoleCallbackHandler
 from langgraph.constants import TAG_NOSTREAM
 
 __all__ = ["INTERNAL_TAG", "arun_silently", "is_trace_handler", "quiet", "run_silently"]
@@ -36,8 +43,9 @@ _V = TypeVar("_V")
 
 
 def is_trace_handler(handler: BaseCallbackHandler) -> bool:
-    """Handlers that record internal runs: tracers, never streams or UI handlers."""
-    return isinstance(handler, LangChainTracer) or bool(
+    """Handlers that record internal runs: tracers (LangSmith's, ``collect_runs()``'s), never
+    streams, printers or UI handlers."""
+    return isinstance(handler, LangChainTracer | RunCollectorCallbackHandler) or bool(
         getattr(handler, "openclaw_memory_traces_internal", False))
 
 
@@ -88,11 +96,90 @@ def _detached() -> Iterator[RunnableConfig]:
         "metadata": {k: v for k, v in (parent.get("metadata") or {}).items()
                      if not k.startswith("langgraph_") and k != "checkpoint_ns"},
     }
+    muted = _muted_globals(config)
     token = var_child_runnable_config.set(None)
     try:
         yield config
     finally:
         var_child_runnable_config.reset(token)
+        for var, was in muted:
+            var.reset(was)
+
+
+def _muted_globals(config: RunnableConfig) -> list[tuple[Any, Any]]:
+    """Global handlers out of the internal turn, tracers apart: a configure hook's handler
+    (``register_configure_hook``) is unset in this context for its duration (context
+    variables are per thread and task: other runs keep it), and the handlers ``set_debug`` /
+    ``set_verbose`` would add are stood in for by silent ones of their classes (LangChain adds
+    one only where none is)."""
+    from langchain_core.tracers.context import _configure_hooks
+
+    muted = []
+    for var, _inheritable, _class, _env in list(_configure_hooks):
+        handler = var.get()
+        if handler is not None and not is_trace_handler(handler):
+            muted.append((var, var.set(None)))
+    manager = config["callbacks"]
+    assert isinstance(manager, CallbackManager)
+    for stand_in in (_SilentConsole(), _SilentStdOut()):
+        manager.add_handler(stand_in, inherit=True)
+    return muted
+
+
+class _SilentConsole(ConsoleCallbackHandler):
+    """Takes the place ``set_debug(True)`` would give a printing console handler."""
+
+    def _persist_run(self, run: Any) -> None:
+        return None
+
+    def _on_chain_start(self, run: Any) -> None:
+        return None
+
+    def _on_chain_end(self, run: Any) -> None:
+        return None
+
+    def _on_chain_error(self, run: Any) -> None:
+        return None
+
+    def _on_llm_start(self, run: Any) -> None:
+        return None
+
+    def _on_llm_end(self, run: Any) -> None:
+        return None
+
+    def _on_llm_error(self, run: Any) -> None:
+        return None
+
+    def _on_tool_start(self, run: Any) -> None:
+        return None
+
+    def _on_tool_end(self, run: Any) -> None:
+        return None
+
+    def _on_tool_error(self, run: Any) -> None:
+        return None
+
+
+class _SilentStdOut(StdOutCallbackHandler):
+    """Takes the place a model's ``verbose`` (``set_verbose(True)``) would give a printer."""
+
+    def on_chain_start(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def on_chain_end(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def on_agent_action(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def on_tool_end(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def on_text(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def on_agent_finish(self, *args: Any, **kwargs: Any) -> None:
+        return None
 
 
 def _tracers_only(callbacks: Any) -> CallbackManager:

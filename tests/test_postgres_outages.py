@@ -115,9 +115,16 @@ def test_a_stopped_server_costs_a_bounded_wait_and_a_clear_error_then_calls_reco
         try:
             # Ended by the bounds, each naming its setting (a hang would meet the
             # subprocess's and the suite's own time-outs instead).
+            connecting = memory.db._connect
+            tries: list[int] = []
+            memory.db._connect = lambda: tries.append(1) or connecting()  # type: ignore[method-assign]
             error = _raised(lambda: memory.search("billing database"))
             assert isinstance(error, ServerTimeout), error
             assert "statement_timeout_s" in str(error) and "gave no answer" in str(error)
+            # The wait is the bound it names: no reconnect to a server that gave no answer
+            # (it added store.connect_timeout_s to every such search).
+            assert tries == []
+            memory.db._connect = connecting  # type: ignore[method-assign]
             error = _raised(lambda: _open(server.dsn))
             assert isinstance(error, ServerTimeout), error
             assert "connect_timeout_s" in str(error)

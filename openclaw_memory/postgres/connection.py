@@ -275,7 +275,10 @@ class Database:
                 stack.enter_context(self._watched_transaction())
                 break
             except psycopg.OperationalError:
-                if attempt or not (self.conn.closed or self.conn.broken):
+                # A BEGIN the watchdog cut gave no answer in the whole bound: the server is
+                # not answering, and a reconnect would only add store.connect_timeout_s to
+                # the wait (a stopped server: 60 + 2 + 10 s instead of the bound).
+                if attempt or self._watchdog.fired or not (self.conn.closed or self.conn.broken):
                     raise
         if timeout_s is not None:
             self._bound_s = timeout_s
@@ -298,7 +301,8 @@ class Database:
                 self._watchdog.fired = False
                 raise ServerTimeout(
                     f"{action}: PostgreSQL gave no answer within {self._bound_s + _GRACE_S:g} s "
-                    "(store.statement_timeout_s); the connection was closed and the next "
+                    f"(store.statement_timeout_s, {self._bound_s:g} s, and {_GRACE_S:g} s for the "
+                    "server's own timeout to act); the connection was closed and the next "
                     "call opens a new one") from exc
             cause = exc.__cause__
             if isinstance(cause, psycopg.OperationalError) and (self.conn.closed

@@ -142,31 +142,36 @@ class PostgresIndex:
             return []
         params: dict[str, Any] = {"limit": limit}
         where = ""
-        if min_rowid is not None:
-            where += " and id >= %(min)s"
-            params["min"] = min_rowid
+        if min_rowid is not None:  # the window: from that place on (max_rowid)
+            where += " and (path, start_line) >= (%(wpath)s, %(wline)s)"
         if path_prefix is not None:
             params["lo"], params["hi"] = prefix_range(path_prefix)
             where += " and path >= %(lo)s and path < %(hi)s"
         if all_required:
             query = self._tsquery(terms, params, all_required=True)
+            # Ties by place (the later first), never by row id: the write history must not
+            # order results (an edited workspace ranks as a fresh one with the same chunks).
             sql = (f"select id, ts_rank(tsv, {query}) as r from {SCHEMA}.chunks "
                    f"where workspace = %(ws)s and tsv @@ {query}{where} "
-                   f"order by r desc, id desc limit %(limit)s")
+                   f"order by r desc, path desc, start_line desc limit %(limit)s")
         else:
             total, containing = self.term_statistics(terms)
             branches = []
             for i, term in enumerate(terms):
                 params[f"w{i}"] = idf(total, containing[term])
                 query = self._tsquery([term], params, name=f"u{i}_")
-                branches.append(f"select id, %(w{i})s::float8 as w from {SCHEMA}.chunks "
-                                f"where workspace = %(ws)s and tsv @@ {query}{where}")
+                branches.append(f"select id, path, start_line, %(w{i})s::float8 as w from "
+                                f"{SCHEMA}.chunks where workspace = %(ws)s and tsv @@ {query}{where}")
             # A pool of the chunks holding the most (IDF-weighted) terms, ranked by BM25 below.
             params["pool"] = max(3 * limit, 60)
             sql = (f"select id, sum(w) as r from ({' union all '.join(branches)}) m "
-                   f"group by id order by r desc, id desc limit %(pool)s")
+                   f"group by id, path, start_line order by r desc, path desc, start_line desc "
+                   f"limit %(pool)s")
         try:
             with self.tenant.db.transaction("keyword search failed") as conn:
+                if min_rowid is not None:
+                    start = self._window_start(conn, min_rowid)
+                    params["wpath"], params["wline"] = start if start is not None else ("", 0)
                 if timeout_s is not None:
                     conn.execute(f"set local statement_timeout = {max(1, int(timeout_s * 1000))}")
                 rows = self.tenant.run(conn, sql, params).fetchall()
@@ -199,14 +204,16 @@ class PostgresIndex:
         rows = self.tenant.rows(
             f"select id, length(tsv), array[{matches}], (select coalesce(jsonb_object_agg("
             "x.lexeme, array_length(x.positions, 1)), '{}'::jsonb) from unnest(tsv) x where "
-            f"x.lexeme = any(%(lexemes)s)) from {SCHEMA}.chunks "
+            f"x.lexeme = any(%(lexemes)s)), path, start_line from {SCHEMA}.chunks "
             "where workspace = %(ws)s and id = any(%(ids)s)",
             {**params, "ids": ids, "lexemes": wanted})
         if not rows:
             return []
         average = sum(int(r[1]) for r in rows) / len(rows) or 1.0
         scored = []
-        for key, length, matched, counts in rows:
+        places: dict[int, tuple[str, int]] = {}
+        for key, length, matched, counts, path, start in rows:
+            places[int(key)] = (str(path), int(start))
             norm = _K1 * (1 - _B + _B * int(length) / average)
             score = 0.0
             for weight, hit, lex in zip(idfs, matched, lexemes, strict=True):
@@ -214,7 +221,9 @@ class PostgresIndex:
                 if tf:
                     score += weight * tf * (_K1 + 1) / (tf + norm)
             scored.append((int(key), -score))
-        scored.sort(key=lambda h: (h[1], -h[0]))
+        # Best first, ties by place (the later first), as the pool was cut: never by row id.
+        scored.sort(key=lambda h: places[h[0]], reverse=True)
+        scored.sort(key=lambda h: h[1])
         return scored
 
     def keyword_scores(self, match: str, rowids: Sequence[int]) -> dict[int, float]:
@@ -229,9 +238,23 @@ class PostgresIndex:
         return {int(i): -float(r) for i, r in rows}
 
     def max_rowid(self) -> int:
-        rows = self.tenant.rows(f"select coalesce(max(id), 0) from {SCHEMA}.chunks "
-                                "where workspace = %(ws)s")
+        """The workspace's chunk count: "rowids" here are places in the chunks' own order
+        (path, then line), not row ids, so that the newest-chunks window of a common-word
+        question (search/keywords.py) is the last chunks of the latest daily files whatever
+        the order they were written in (by row id, an edited workspace ranked such questions
+        otherwise than a fresh one with the same chunks: 0 of 20 in the same order)."""
+        rows = self.tenant.rows(f"select count(*) from {SCHEMA}.chunks where workspace = %(ws)s")
         return int(rows[0][0])
+
+    def _window_start(self, conn: Any, skipped: int) -> tuple[str, int] | None:
+        """The place (path, start line) of the chunk ``skipped`` chunks into the workspace in
+        place order: the window is it and every chunk after it; None: the whole workspace."""
+        if skipped <= 0:
+            return None
+        row = self.tenant.run(conn, f"select path, start_line from {SCHEMA}.chunks "
+                                    "where workspace = %(ws)s order by path, start_line "
+                                    "offset %(skip)s limit 1", {"skip": skipped}).fetchone()
+        return None if row is None else (str(row[0]), int(row[1]))
 
     def forget_counts(self) -> None:
         """Drop remembered term counts (this process just changed many chunks)."""

@@ -23,7 +23,13 @@ from openclaw_memory.errors import (
     StoreError,
     WorkspaceError,
 )
-from openclaw_memory.files.curation import EditResult, edit_lines, edit_target, stamp_date
+from openclaw_memory.files.curation import (
+    EditResult,
+    edit_lines,
+    edit_target,
+    settle_interrupted_edits,
+    stamp_date,
+)
 from openclaw_memory.files.hints import empty_workspace_hint, write_problem
 from openclaw_memory.files.notes import NoteText, WriteResult, append_to, normalise_note, read_cited, today
 from openclaw_memory.files.space import FolderSpace
@@ -227,6 +233,9 @@ class MemoryIndex(Memory):
         are still waiting.
         """
         with self._lock:
+            # An edit a killed process left half done gets its history entry (or none).
+            with contextlib.suppress(OpenClawMemoryError, OSError):
+                settle_interrupted_edits(self.workspace)
             seq = self.freshness.begin()
             syncer = Syncer(self.settings, self.workspace, self.provider,
                             defer_vectors=defer_vectors, backfill_s=backfill_s,

@@ -101,6 +101,15 @@ def test_a_process_killed_mid_edit_leaves_nothing_the_next_edit_does_not_settle(
     assert not [n for n in os.listdir(ws) if n.endswith(".tmp")]
 
 
+def test_a_sync_settles_what_a_killed_edit_left_without_another_edit(ws: Path) -> None:
+    _killed_at(ws, "after-swap")
+    assert "Ada lives in" not in _history(ws)
+    with MemoryIndex.open(ws, index_path=ws.parent / "s.sqlite", **OPTS) as memory:
+        memory.sync()
+    assert "> - Ada lives in Paris." in _history(ws) and _history(ws).count("## ") == 1
+    assert not [n for n in os.listdir(ws / "memory-history") if n.startswith(".pending-")]
+
+
 def test_a_long_reason_is_capped_and_a_full_days_history_rolls_over(
         ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(curation, "HISTORY_FILE_BYTES", 1_000)

@@ -27,6 +27,7 @@ import re
 import stat
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Literal
 
 from openclaw_memory.errors import OpenClawMemoryError
@@ -36,7 +37,9 @@ from openclaw_memory.files.edit_journal import (
     digest,
     drop_swap_leftovers,
     entry_present,
+    is_pending,
     locked_append,
+    read_pending,
     settle_pending,
 )
 from openclaw_memory.files.line_bytes import FileLines
@@ -45,8 +48,9 @@ from openclaw_memory.files.reading import decode_text, io_errors, split_lines
 from openclaw_memory.files.workspace import HISTORY_DIR, ResolvedPath, Workspace
 
 __all__ = ["AS_OF", "HISTORY_DIR", "CurationError", "EditResult", "appended_entry",
-           "applied_result", "check_edit", "edit_lines", "edit_target", "history_entry", "history_path",
-           "new_lines_of", "replace_lines", "stamp_date"]
+           "applied_result", "check_edit", "edit_lines", "edit_target", "history_entry",
+           "history_path", "new_lines_of", "replace_lines", "settle_interrupted_edits",
+           "stamp_date"]
 
 AS_OF = DATE_STAMP  # the stamp a line ends with: when the fact on it was learned
 #: The longest edit reason history keeps, in characters (longer ones are cut, marked "…").
@@ -149,6 +153,43 @@ def edit_lines(ws: Workspace, path: str, start_line: int, end_line: int, *, expe
             if history_fd is not None:
                 os.close(history_fd)
     return applied_result(resolved.rel_path, start_line, new_lines, cited)
+
+
+def settle_interrupted_edits(ws: Workspace) -> int:
+    """Settle every edit a killed process left pending (files/edit_journal.py), each under
+    its file's lock, as the next edit of that file would: run by every sync, so that no edit
+    stays without its history entry until the file is edited again. How many were found."""
+    found = 0
+    history_root = ws.root / HISTORY_DIR
+    if not history_root.is_dir():
+        return 0
+    for folder, _dirs, names in os.walk(history_root):
+        for name in names:
+            if not is_pending(name):
+                continue
+            found += 1
+            record = read_pending(Path(folder) / name)
+            if record is None:
+                with contextlib.suppress(OSError):
+                    (Path(folder) / name).unlink()
+                continue
+            with contextlib.suppress(OpenClawMemoryError, OSError):
+                _settle_file(ws, record.path)
+    return found
+
+
+def _settle_file(ws: Workspace, rel_path: str) -> None:
+    resolved = ws.resolve(rel_path, purpose="write")
+    history = ws.resolve(history_path(None, None, resolved.rel_path), purpose="write")
+    with io_errors("write", resolved.rel_path), _locked_existing(ws, resolved) as (fd, dir_fd):
+        history_fd = _history_folder(ws, history, create=False)
+        if history_fd is None:
+            return
+        try:
+            _settle(history_fd, resolved.rel_path, read_fd(fd))
+            drop_swap_leftovers(dir_fd, resolved.name)
+        finally:
+            os.close(history_fd)
 
 
 def _settle(history_fd: int, rel_path: str, current: bytes) -> None:

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from openclaw_memory.files.atomic import write_all
 
-__all__ = ["PendingEdit", "digest", "drop_swap_leftovers", "entry_present", "locked_append",
-           "settle_pending"]
+__all__ = ["PendingEdit", "digest", "drop_swap_leftovers", "entry_present", "is_pending",
+           "locked_append", "read_pending", "settle_pending"]
 
 _PENDING = re.compile(r"^\.pending-[0-9a-f]{12}\.json$")
 _NEW_FILE_MODE = 0o600
@@ -73,6 +73,21 @@ class PendingEdit:
                        str(data["history"]), tuple(str(line) for line in data["entry"]))
         except (OSError, ValueError, KeyError, TypeError):
             return None  # torn by a kill while it was written: no edit followed it
+
+
+def is_pending(name: str) -> bool:
+    """Whether a history folder's file ``name`` is a pending edit's record."""
+    return bool(_PENDING.match(name))
+
+
+def read_pending(path: os.PathLike[str] | str) -> PendingEdit | None:
+    """The record at ``path`` (None when torn or unreadable)."""
+    folder, name = os.path.split(os.fspath(path))
+    fd = os.open(folder or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        return PendingEdit.read(fd, name)
+    finally:
+        os.close(fd)
 
 
 def settle_pending(history_dir_fd: int, rel_path: str, current: bytes,

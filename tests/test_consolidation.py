@@ -265,14 +265,34 @@ def test_the_cli_prints_a_dry_run_diff_then_applies_with_the_real_openai_client(
     assert "Paris" in "".join(p.read_text() for p in (ws / "memory-history").glob("*.md"))
 
 
-def test_the_cli_says_clearly_when_the_model_cannot_be_built(ws: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("model", "says"), [
+    ("nonsense-provider:x", "Name it as provider:model"),
+    ("openai:gpt-4o-mini", "no API key: set the provider's (OPENAI_API_KEY"),
+    ("gpt-4o-mini", "no API key")])
+def test_the_cli_says_in_one_line_why_the_model_cannot_be_built_and_what_to_do(
+        ws: Path, tmp_path: Path, model: str, says: str) -> None:
     result = subprocess.run([ENTRY_POINT, "--workspace", str(ws), "--provider", "none",
-                             "consolidate", "--model", "nonsense-provider:x"],
+                             "consolidate", "--model", model, "--dry-run"],
                             capture_output=True, text=True, timeout=120,
                             env={"OPENCLAW_MEMORY_STATE_DIR": str(tmp_path / "s"),
                                  "PATH": "/usr/bin:/bin"})
-    assert result.returncode != 0 and "Traceback" not in result.stderr
-    assert "cannot use the chat model 'nonsense-provider:x'" in result.stderr
+    assert result.returncode == 3 and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("openclaw-memory: error:")
+    assert f"cannot use the chat model {model!r}" in result.stderr and says in result.stderr
+
+
+def test_a_local_server_needs_no_key(ws: Path, tmp_path: Path) -> None:
+    with FakeOpenAIServer() as server:
+        server.route(CHAT_PATH, lambda request: chat_reply(request, None, [wire_tool_call(
+            "propose_memory_edits", {"edits": []})]))
+        result = subprocess.run([ENTRY_POINT, "--workspace", str(ws), "--provider", "none",
+                                 "consolidate", "--model", "openai:local-model", "--base-url",
+                                 server.base_url, "--dry-run"],
+                                capture_output=True, text=True, timeout=120,
+                                env={"OPENCLAW_MEMORY_STATE_DIR": str(tmp_path / "s"),
+                                     "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 0, result.stderr
+    assert "MEMORY.md is current" in result.stdout
 
 
 def test_with_create_agent_it_consolidates_once_per_compaction_right_after_the_flush(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import Any
 
 from openclaw_memory.errors import OpenClawMemoryError, install_hint
@@ -39,11 +40,28 @@ def _model(args: argparse.Namespace) -> Any:
     except ImportError as exc:
         raise OpenClawMemoryError("consolidate needs LangChain's chat models: "
                                   f"{install_hint('agents')}") from exc
-    options = {"base_url": args.base_url} if args.base_url else {}
+    options: dict[str, Any] = {"base_url": args.base_url} if args.base_url else {}
+    if args.base_url and args.model.startswith("openai:") and not os.environ.get("OPENAI_API_KEY"):
+        # A local OpenAI-compatible server (vLLM, llama.cpp, Ollama) takes no key, but the
+        # client refuses to start without one: any value does.
+        options["api_key"] = "not-needed"
     try:
         return init_chat_model(args.model, **options)
-    except (ImportError, ValueError) as exc:
-        raise OpenClawMemoryError(f"cannot use the chat model {args.model!r}: {exc}") from exc
+    except Exception as exc:  # a missing key, an unknown provider: one line, what to do
+        raise OpenClawMemoryError(f"cannot use the chat model {args.model!r}: "
+                                  f"{_why(args, exc)}") from None
+
+
+def _why(args: argparse.Namespace, exc: BaseException) -> str:
+    text = str(exc).strip()
+    lowered = text.lower()
+    if "credential" in lowered or "api_key" in lowered or "api key" in lowered:
+        return ("no API key: set the provider's (OPENAI_API_KEY for openai:...), or give a "
+                "local OpenAI-compatible server's --base-url, which needs none")
+    first = text.splitlines()[0] if text else type(exc).__name__
+    if "provider" in lowered:
+        return f"{first} Name it as provider:model, e.g. openai:gpt-4o-mini"
+    return first
 
 
 def cmd_consolidate(memory: Memory, args: argparse.Namespace) -> None:

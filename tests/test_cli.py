@@ -37,6 +37,7 @@ def test_index_then_search_json_has_the_documented_shape(cli) -> None:  # type: 
     hit = data["results"][0]
     assert {"path", "start_line", "end_line", "score", "snippet", "source", "citation"} <= set(hit)
     assert hit["path"] == "MEMORY.md"
+    assert "Source:" not in hit["snippet"]  # the citation is a field, not repeated in the text
 
 
 def test_search_min_score_option_filters(cli) -> None:  # type: ignore[no-untyped-def]

@@ -149,7 +149,10 @@ def test_the_cli_edits_forgets_and_shows_the_history(ws: Path, tmp_path: Path) -
     assert done.returncode == 0 and "replaced MEMORY.md#L3" in done.stdout, done.stderr
     stale = run("forget", "MEMORY.md#L3", "--expected", PARIS)
     assert stale.returncode == 3 and "nothing was written" in stale.stderr
-    assert "Traceback" not in stale.stderr
+    assert "Traceback" not in stale.stderr and "changed since it was read" in stale.stderr
+    part = run("edit", "MEMORY.md#L3", "--expected", "lives in Berlin", "--to", PARIS)
+    assert part.returncode == 3 and "must be the whole text of MEMORY.md#L3" in part.stderr
+    assert "changed since" not in part.stderr
     gone = run("forget", "MEMORY.md#L4", "--expected", "- The user is vegetarian.")
     assert gone.returncode == 0
     history = run("history")

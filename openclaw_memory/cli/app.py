@@ -192,7 +192,7 @@ def _cmd_search(memory: Memory, args: argparse.Namespace) -> None:
     response = memory.search(args.query, max_results=args.max_results, min_score=args.min_score,
                              chat_type=args.chat_type)
     if args.json:
-        _print_json(response.as_dict(explain=args.explain))
+        _print_json(_without_source_lines(response.as_dict(explain=args.explain)))
         return
     print(f"mode: {response.mode} ({response.provider}"
           f"{'/' + response.model if response.model else ''}, vectors: {response.vector_path})")
@@ -247,6 +247,16 @@ def _cmd_get(memory: Memory, args: argparse.Namespace) -> None:
         print(note.text)
         if note.truncated:  # on stderr: what stdout holds is the file's text, exactly
             print(note.marker(), file=sys.stderr)
+
+
+def _without_source_lines(data: dict[str, Any]) -> dict[str, Any]:
+    """The JSON answer's snippets without the "Source: path#L.." line a model is shown: the
+    citation is a field of each hit already."""
+    for key in ("results", "low_confidence_results"):
+        for hit in data.get(key) or []:
+            if isinstance(hit, dict) and isinstance(hit.get("snippet"), str):
+                hit["snippet"] = hit["snippet"].split("\n\nSource: ", 1)[0]
+    return data
 
 
 def _cmd_write(memory: Memory, args: argparse.Namespace) -> None:

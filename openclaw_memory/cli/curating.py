@@ -55,6 +55,12 @@ def _report(result: EditResult, args: argparse.Namespace) -> None:
                           "current": result.current, "moved_to": result.moved_to,
                           "history": result.history}, ensure_ascii=False, indent=2))
     if not result.applied:
+        current, expected = (result.current or "").strip(), (args.expected or "").strip()
+        if expected and expected in current and expected != current:
+            # Not a change: the caller gave part of the line. Say what is there to give.
+            raise OpenClawMemoryError(
+                f"--expected must be the whole text of {args.citation}, which holds "
+                f"{result.current!r}; nothing was written")
         where = ("" if result.moved_to is None else
                  f"; the expected text is now at {result.path}#L{result.moved_to[0]}-"
                  f"L{result.moved_to[1]}")

@@ -79,6 +79,9 @@ def test_every_python_snippet_of_a_page_runs_as_written_in_order(
         # The offline model's consolidation proposes replacing the line the new note changes.
         assert "-- Tomás is the on-call SRE this quarter" in printed
         assert "+- Tomás is no longer the on-call SRE" in printed
+        # The MemoryScope snippet: alice's note is in her own folder, as its comment says.
+        alice = list((home / "agent-workspace" / "memory" / "users" / "alice").glob("*.md"))
+        assert any("I take the 8:10 train" in p.read_text(encoding="utf-8") for p in alice), alice
     if page.name == "README.md":
         assert "MEMORY.md#L" in printed and "hybrid" in printed
         assert "PostgreSQL 16" in printed.split("hybrid", 1)[1]  # the agent answered from memory

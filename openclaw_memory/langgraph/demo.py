@@ -41,6 +41,7 @@ class DemoChatModel(BaseChatModel):
     * flush turn: one ``memory_write`` per "remember ..." sentence of the user, then NO_REPLY;
     * a question: ``memory_search``, then an answer from the best line of the top snippet,
       citing it when the tool gave a citation;
+    * "remember ..." from the user: one ``memory_write`` per fact, then a confirmation;
     * anything else: a short acknowledgement.
     """
 
@@ -66,12 +67,17 @@ def demo_reply(messages: Sequence[BaseMessage]) -> AIMessage:
         return _tool_call(PROPOSAL_TOOL, edits=demo_proposal(_text(messages[-1])))
     last = messages[-1]
     if isinstance(last, ToolMessage):
+        if last.name == "memory_write":
+            return AIMessage(content="Got it: saved to memory.")
         return AIMessage(content=_answer_from(last, _last_user_text(messages)))
     text = _text(last).strip()
     if text.endswith("?"):
         return _tool_call("memory_search", query=text)
-    if _facts([text]):
-        return AIMessage(content="Got it, I will remember that.")
+    facts = _facts([text])
+    if facts:  # as a real model does when asked to remember: memory_write, now
+        return AIMessage(content="", tool_calls=[
+            {"name": "memory_write", "args": {"content": f"- {fact}"}, "id": _call_id(),
+             "type": "tool_call"} for fact in facts])
     return AIMessage(content=f"Noted: {text[:80]}")
 
 

@@ -93,3 +93,21 @@ def pg_dsn(postgres_server: Any) -> Iterator[str]:
     finally:
         with psycopg.connect(dsn, autocommit=True) as admin:
             admin.execute(f"drop database if exists {name} with (force)")
+
+
+#: What the OpenAI client reads from the environment: unset, a test's requests go to its own
+#: local server alone.
+CLIENT_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
+              "http_proxy", "https_proxy", "all_proxy")
+
+
+@pytest.fixture()
+def local_openai(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A real OpenAI-compatible server on 127.0.0.1 (tests/openai_server.py), with the client's
+    environment cleared."""
+    from openai_server import FakeOpenAIServer
+
+    for name in CLIENT_ENV:
+        monkeypatch.delenv(name, raising=False)
+    with FakeOpenAIServer(dims=16) as running:
+        yield running

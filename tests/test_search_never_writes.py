@@ -8,7 +8,6 @@ from __future__ import annotations
 import multiprocessing
 import sqlite3
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,17 +23,9 @@ QUESTIONS = ["Where does Ada Park live now?", "Where does Ada Park live?",
              "Which editor does Ravi use these days?", "What car does Dad drive?"]
 
 
-@pytest.fixture(autouse=True)
-def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
-                 "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-
-
 @pytest.fixture()
-def server() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer(dims=16) as running:
-        yield running
+def server(local_openai: FakeOpenAIServer) -> FakeOpenAIServer:
+    return local_openai
 
 
 def _workspace(root: Path) -> Path:

@@ -6,7 +6,6 @@ open object's attributes)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,17 +23,9 @@ KEY = "key-9f8e7d6c5b4a"  # not shaped like "sk-...": only knowing the key finds
 HEADER = "tenant-secret-31337"
 
 
-@pytest.fixture(autouse=True)
-def _no_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
-                 "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-
-
 @pytest.fixture()
-def server() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer(dims=8) as running:
-        yield running
+def server(local_openai: FakeOpenAIServer) -> FakeOpenAIServer:
+    return local_openai
 
 
 def _echo(status: int, content_type: str) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -104,43 +104,45 @@ class CachedProvider(EmbeddingProvider):
         return self.provider.dims
 
     def embed_documents(self, texts: Sequence[str]) -> FloatArray:
-        if isinstance(texts, str):
-            raise TypeError("embed_documents takes a sequence of texts, not a single str")
-        if not texts:
-            return np.zeros((0, self.dims or 0), dtype=np.float32)
-        hashes = [text_hash(text) for text in texts]
-        found = self._lookup(list(dict.fromkeys(hashes)))
-        # dict keeps the first text per hash: duplicates are embedded once.
-        missing = {h: text for h, text in zip(hashes, texts, strict=True) if h not in found}
-        if missing:
-            found.update(self._embed_and_store(missing))
-        self._count(hits=len(set(hashes)) - len(missing), misses=len(missing))
-        return normalize_rows(np.stack([found[h] for h in hashes]))
+        return self._embedded(texts, "embed_documents", self._lookup, self._embed_and_store)
 
     def embed_query(self, text: str) -> FloatArray:
         return self.provider.embed_query(text)
 
     def embed_for_search(self, texts: Sequence[str]) -> FloatArray:
+        return self._embedded(texts, "embed_for_search", self._seen_or_stored, self._embed_and_keep)
+
+    def _embedded(self, texts: Sequence[str], name: str,
+                  lookup: Callable[[list[str]], dict[str, FloatArray]],
+                  embed: Callable[[dict[str, str]], dict[str, FloatArray]]) -> FloatArray:
+        """Vectors of ``texts``: those ``lookup`` finds by hash, the rest from ``embed`` (each
+        distinct text once: dict keeps the first text per hash)."""
         if isinstance(texts, str):
-            raise TypeError("embed_for_search takes a sequence of texts, not a single str")
+            raise TypeError(f"{name} takes a sequence of texts, not a single str")
         if not texts:
             return np.zeros((0, self.dims or 0), dtype=np.float32)
         hashes = [text_hash(text) for text in texts]
-        with self._seen_lock:
-            found = {h: self._seen[h] for h in dict.fromkeys(hashes) if h in self._seen}
-            for h in found:
-                self._seen.move_to_end(h)
-        rest = [h for h in dict.fromkeys(hashes) if h not in found]
-        if rest:
-            found.update(self._lookup(rest))
+        found = lookup(list(dict.fromkeys(hashes)))
         missing = {h: text for h, text in zip(hashes, texts, strict=True) if h not in found}
         if missing:
-            fresh = dict(zip(missing, self.provider.embed_documents(list(missing.values())),
-                             strict=True))
-            found.update(fresh)
-            self._remember({h: v for h, v in fresh.items() if not np.isnan(v).any()})
+            found.update(embed(missing))
         self._count(hits=len(set(hashes)) - len(missing), misses=len(missing))
         return normalize_rows(np.stack([found[h] for h in hashes]))
+
+    def _seen_or_stored(self, hashes: list[str]) -> dict[str, FloatArray]:
+        """Vectors a search embedded before (in memory), then those the backend holds."""
+        with self._seen_lock:
+            found = {h: self._seen[h] for h in hashes if h in self._seen}
+            for h in found:
+                self._seen.move_to_end(h)
+        rest = [h for h in hashes if h not in found]
+        return {**found, **self._lookup(rest)} if rest else found
+
+    def _embed_and_keep(self, missing: dict[str, str]) -> dict[str, FloatArray]:
+        fresh = dict(zip(missing, self.provider.embed_documents(list(missing.values())),
+                         strict=True))
+        self._remember({h: v for h, v in fresh.items() if not np.isnan(v).any()})
+        return fresh
 
     def _remember(self, vectors: dict[str, FloatArray]) -> None:
         with self._seen_lock:

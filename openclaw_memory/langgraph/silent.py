@@ -126,60 +126,26 @@ def _muted_globals(config: RunnableConfig) -> list[tuple[Any, Any]]:
     return muted
 
 
+def _nothing(self: object, *args: Any, **kwargs: Any) -> None:
+    return None
+
+
 class _SilentConsole(ConsoleCallbackHandler):
-    """Takes the place ``set_debug(True)`` would give a printing console handler."""
-
-    def _persist_run(self, run: Any) -> None:
-        return None
-
-    def _on_chain_start(self, run: Any) -> None:
-        return None
-
-    def _on_chain_end(self, run: Any) -> None:
-        return None
-
-    def _on_chain_error(self, run: Any) -> None:
-        return None
-
-    def _on_llm_start(self, run: Any) -> None:
-        return None
-
-    def _on_llm_end(self, run: Any) -> None:
-        return None
-
-    def _on_llm_error(self, run: Any) -> None:
-        return None
-
-    def _on_tool_start(self, run: Any) -> None:
-        return None
-
-    def _on_tool_end(self, run: Any) -> None:
-        return None
-
-    def _on_tool_error(self, run: Any) -> None:
-        return None
+    """Takes the place ``set_debug(True)`` would give a printing console handler (its
+    printing hooks do nothing: set below)."""
 
 
 class _SilentStdOut(StdOutCallbackHandler):
     """Takes the place a model's ``verbose`` (``set_verbose(True)``) would give a printer."""
 
-    def on_chain_start(self, *args: Any, **kwargs: Any) -> None:
-        return None
 
-    def on_chain_end(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-    def on_agent_action(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-    def on_tool_end(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-    def on_text(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-    def on_agent_finish(self, *args: Any, **kwargs: Any) -> None:
-        return None
+for _hook in ("_persist_run", "_on_chain_start", "_on_chain_end", "_on_chain_error",
+              "_on_llm_start", "_on_llm_end", "_on_llm_error", "_on_tool_start", "_on_tool_end",
+              "_on_tool_error"):
+    setattr(_SilentConsole, _hook, _nothing)
+for _hook in ("on_chain_start", "on_chain_end", "on_agent_action", "on_tool_end", "on_text",
+              "on_agent_finish"):
+    setattr(_SilentStdOut, _hook, _nothing)
 
 
 def _tracers_only(callbacks: Any) -> CallbackManager:

@@ -115,7 +115,19 @@ def build_hits(kept: Sequence[Candidate], scores: Mapping[int, float],
                  for p in passages)
 
 
+def _without_blank_edges(p: _Passage) -> None:
+    """A citation never starts or ends on a blank line (a chunk often begins on the blank line
+    after a heading): the cited span loses its blank first and last lines."""
+    if p.lines is None:
+        return
+    while p.start < p.end and not p.lines.get(p.start, "").strip():
+        p.start += 1
+    while p.end > p.start and not p.lines.get(p.end, "").strip():
+        p.end -= 1
+
+
 def _to_hit(p: _Passage, score: float, request: SearchRequest, snippet_chars: int) -> SearchHit:
+    _without_blank_edges(p)
     c, row = p.candidate, p.row
     chunks = [row, *p.folded]
     chunk_lines = (min(r.start_line for r in chunks), max(r.end_line for r in chunks))

@@ -28,7 +28,7 @@ from openclaw_memory.errors import (
     WatchError,
     WorkspaceError,
 )
-from openclaw_memory.files.notes import NoteText, WriteResult
+from openclaw_memory.files.notes import NoteText, RelatedLine, WriteResult
 from openclaw_memory.files.sample import sample_workspace
 from openclaw_memory.freshness.triggers import SyncOutcome
 from openclaw_memory.freshness.watch import MemoryWatcher
@@ -72,6 +72,7 @@ __all__ = [
     "OpenClawMemoryError",
     "PathRefusedError",
     "ProviderUnavailableError",
+    "RelatedLine",
     "SearchHit",
     "SearchResponse",
     "SearchSettings",

@@ -69,3 +69,16 @@ def test_eval_names_the_workspace_it_scored_even_when_given_as_a_relative_path(t
               "--ks", "1,6", cwd=ROOT).stdout
     first = out.splitlines()[0]
     assert f"scored over {ROOT / 'notebooks/data/kestrel-team'};" in first, first
+
+
+def test_a_hit_under_the_relevance_gate_says_why_it_is_listed(tmp_path: Path) -> None:
+    # The header says a score under the gate is nothing relevant: a hit listed under it says
+    # what kept it; those over it say nothing more. (The sample, the default local model.)
+    home = {"HOME": str(tmp_path)}
+    done = subprocess.run([ENTRY_POINT, "--sample", "search", "rollback"], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, **home})
+    rows = [line for line in done.stdout.splitlines() if re.match(r"^\d+\. ", line)]
+    scores = [float(re.search(r"score=([\d.]+)", row).group(1)) for row in rows]  # type: ignore[union-attr]
+    assert any(s < 0.15 for s in scores) and any(s >= 0.15 for s in scores), done.stdout
+    for row, score in zip(rows, scores, strict=True):
+        assert ("(under 0.15: " in row) is (score < 0.15), row

@@ -205,17 +205,32 @@ def _cmd_search(memory: Memory, args: argparse.Namespace) -> None:
               f"under {memory.settings.search.relevance_gate:.2f} is nothing relevant); the "
               "rank also counts keyword strength, dates the question names and which fact is "
               "newer (--explain)")
-    _print_hits(response.results, args.explain)
+    gate = memory.settings.search.relevance_gate if response.mode != "keyword-only" else None
+    _print_hits(response.results, args.explain, gate)
     if response.low_confidence_results:
         print("\npossibly related (low confidence, not a match):")
         _print_hits(response.low_confidence_results, args.explain)
 
 
-def _print_hits(hits: Sequence[SearchHit], explain: bool) -> None:
+def _why_kept(hit: SearchHit, gate: float | None) -> str:
+    """Why a hit under the relevance gate is listed (the header says that is nothing
+    relevant): what kept it, as JSON's ``explain`` says."""
+    if gate is None or hit.score >= gate:
+        return ""
+    if hit.explanation.rescued:
+        why = "it holds every word asked"
+    elif hit.explanation.surfaced:
+        why = "the subject's line that answers, found beyond the first hits"
+    else:
+        why = "listed after hits that passed"
+    return f"  (under {gate:.2f}: {why})"
+
+
+def _print_hits(hits: Sequence[SearchHit], explain: bool, gate: float | None = None) -> None:
     for i, hit in enumerate(hits, 1):
         cite = hit.citation or f"{hit.path}#L{hit.start_line}-L{hit.end_line}"
         dated = f"  as of {hit.as_of}" if hit.as_of else ""
-        print(f"\n{i}. {cite}  score={hit.score:.3f}{dated}")
+        print(f"\n{i}. {cite}  score={hit.score:.3f}{dated}{_why_kept(hit, gate)}")
         if hit.superseded_by:
             print(f"   superseded by {hit.superseded_by} (newer, says otherwise)")
         if explain:

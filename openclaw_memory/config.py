@@ -136,8 +136,11 @@ class EmbeddingSettings(_Frozen):
         30.0, gt=0, description="After an outage-like failure (refused, timeout, 5xx, 429) the "
         "endpoint is not called again until a background probe, this often, finds it "
         "answering: searches meanwhile answer keyword-only at once.")
-    local_model_path: Path | None = Field(None, description="Override the bundled ONNX model file.")
-    local_threads: int = Field(2, ge=1, description="onnxruntime intra-op threads for `local`.")
+    local_model_path: Path | None = Field(None, description="An ONNX export of a BERT-style "
+        "encoder to use instead of the bundled models (the default model, Universal Sentence "
+        "Encoder multilingual, is plain numpy; all-MiniLM-L6-v2 is the bundled ONNX one).")
+    local_threads: int = Field(2, ge=1, description="onnxruntime intra-op threads for the ONNX "
+        "models (all-MiniLM-L6-v2, local_model_path).")
     local_model_cache: bool = Field(
         True, description="Keep a ready copy of the local model in the cache directory (about "
                           "85 MB, private to the user): cold starts load it in ~0.13 s instead of ~0.95 s.")

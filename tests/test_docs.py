@@ -76,3 +76,34 @@ def test_every_figure_block_is_a_benchmark_run_stamped_with_machine_and_load() -
         stamp = r"machine: .+, \d+ cores, load avg [\d.]+ [\d.]+ [\d.]+"
         assert re.search(stamp, body), (page, match["name"])
         assert re.search(r"recorded \d{4}-\d{2}-\d{2}", body), (page, match["name"])
+
+
+def test_the_cli_guides_synopsis_names_every_command_option_and_provider_the_parser_takes(
+        ) -> None:
+    import argparse
+
+    from openclaw_memory.cli.parser import build_parser
+
+    synopsis = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8").split("```")[1]
+    lines = synopsis.strip("\n").split("\n")
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    blocks: dict[str, str] = {}
+    current = "(global)"
+    for line in lines:
+        match = re.match(r"^  ([a-z]+)\b", line)
+        if match and match.group(1) in commands.choices:
+            current = match.group(1)
+        blocks[current] = blocks.get(current, "") + line + "\n"
+    global_options = {o for a in parser._actions for o in a.option_strings}
+    for action in parser._actions:
+        if action.option_strings and action.option_strings != ["-h", "--help"]:
+            assert any(o in blocks["(global)"] for o in action.option_strings), action.option_strings
+            for choice in action.choices or []:
+                assert str(choice) in blocks["(global)"], (action.option_strings, choice)
+    for name, sub in commands.choices.items():
+        assert name in blocks, name
+        for action in sub._actions:
+            wanted = [o for o in action.option_strings if o not in global_options]
+            if wanted and wanted != ["-h", "--help"]:
+                assert any(o in blocks[name] for o in wanted), (name, wanted)

@@ -32,7 +32,7 @@ queries file: JSONL, one query a line:
   {{"qid": "q1", "question": "...", "category": 1, "gold": [{{"path": "memory/2026-01-02.md", "line": 7}}]}}
   gold items are {{"path", "line"}} or {{"path", "start_line", "end_line"}}; category is optional.
 --suite DIR scores every folder under DIR that holds a {QUERIES_FILE} (the folder is the
-workspace) as one set, e.g. eval --suite ../shared/bench/locomo-dev --exclude-category 5
+workspace) as one set, e.g. eval --suite notebooks/data (the team notes shipped in a clone of the repository)
 """
 
 

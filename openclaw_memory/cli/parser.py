@@ -71,7 +71,8 @@ def _global_options(p: argparse.ArgumentParser, *, suppress: bool) -> None:
     add("--sessions", action="store_true", default=flag,
                    help="also index session transcripts (<workspace>/sessions/*.jsonl)")
     add("--agent", default=d, metavar="ID", type=_agent_id,
-                   help="with --sessions: this agent's transcripts (sessions/<ID>/) and index")
+                   help="this agent's transcripts (sessions/<ID>/) and an index of its own; implies "
+                        "--sessions")
     add("--backend", choices=["sqlite", "postgres"], default=d,
                    help="sqlite: the workspace folder and an index file (default); postgres: "
                         "a shared database (--dsn), documents included")

@@ -58,8 +58,16 @@ def test_a_last_line_without_an_ending_keeps_none_and_a_mixed_file_keeps_its_mix
 
 @pytest.mark.parametrize("data", [b"", b"a", b"a\n", b"a\r\nb", b"\xef\xbb\xbfa\nb\n",
                                   b"\xff\xfea\x00\n\x00", b"x\xe9\ry\n"])
-def test_parsing_and_replacing_nothing_gives_the_same_bytes(data: bytes) -> None:
+def test_a_file_parses_into_lines_that_give_back_its_bytes(data: bytes) -> None:
     lines = FileLines.parse(data)
-    if lines.raw:
-        assert lines.replaced(1, 1, [lines.texts[0]]) == data or b"\xe9" in data
     assert lines.bom + b"".join(r + e for r, e in zip(lines.raw, lines.endings, strict=True)) == data
+
+
+@pytest.mark.parametrize("data", [b"a", b"a\n", b"a\r\nb", b"\xef\xbb\xbfa\nb\n",
+                                  b"\xff\xfea\x00\n\x00", b"x\xe9\ry\n"])
+def test_replacing_the_last_line_by_its_own_text_gives_the_same_bytes(
+        data: bytes) -> None:
+    lines = FileLines.parse(data)
+    last = len(lines.raw)
+    # The last line holds no invalid byte: it comes back byte for byte.
+    assert lines.replaced(last, last, [lines.texts[-1]]) == data

@@ -161,6 +161,19 @@ def test_format_docs_dates_each_dated_note_for_the_model(index: MemoryIndex) -> 
     assert "(learned" not in format_docs([by_path["memory/billing.md"]])
 
 
+def test_format_docs_labels_an_older_version_with_the_newer_notes_citation() -> None:
+    from langchain_core.documents import Document
+
+    older = Document(page_content="- Ada lives in Paris.", metadata={
+        "citation": "MEMORY.md#L3", "superseded_by": "memory/2026-03-02.md#L2"})
+    newer = Document(page_content="- Ada moved to Lyon.", metadata={
+        "citation": "memory/2026-03-02.md#L2", "as_of": "2026-03-02"})
+    text = format_docs([newer, older])
+    assert text.startswith("(learned 2026-03-02)\n- Ada moved to Lyon.\nSource: ")
+    assert ("(older: a newer note says otherwise, memory/2026-03-02.md#L2)\n- Ada lives in Paris."
+            in text)
+
+
 def test_local_model_finds_a_paraphrase_end_to_end(workspace: Path, tmp_path: Path) -> None:
     retriever = OpenClawMemoryRetriever(workspace=workspace, index_path=tmp_path / "local.sqlite",
                                         embedding={"provider": "local"}, k=1)

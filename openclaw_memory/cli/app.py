@@ -29,7 +29,7 @@ from openclaw_memory.index import MemoryIndex
 from openclaw_memory.memory_base import Memory
 from openclaw_memory.opening import open_memory
 from openclaw_memory.search.availability import decide
-from openclaw_memory.search.snippets import citation
+from openclaw_memory.search.snippets import citation, without_source_line
 from openclaw_memory.settings_sources import SettingsOrigin, load_settings
 from openclaw_memory.store.paths import state_dir
 from openclaw_memory.types import SearchHit
@@ -235,7 +235,7 @@ def _print_hits(hits: Sequence[SearchHit], explain: bool, gate: float | None = N
             print(f"   superseded by {hit.superseded_by} (newer, says otherwise)")
         if explain:
             print("   " + json.dumps(_rounded(hit.explanation.as_dict())))
-        body = hit.snippet.split("\n\nSource:")[0]
+        body = without_source_line(hit.snippet)
         print("   " + body.replace("\n", "\n   "))
 
 
@@ -270,7 +270,7 @@ def _without_source_lines(data: dict[str, Any]) -> dict[str, Any]:
     for key in ("results", "low_confidence_results"):
         for hit in data.get(key) or []:
             if isinstance(hit, dict) and isinstance(hit.get("snippet"), str):
-                hit["snippet"] = hit["snippet"].split("\n\nSource: ", 1)[0]
+                hit["snippet"] = without_source_line(hit["snippet"])
     return data
 
 

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import AnyStr
 
 from openclaw_memory.files.reading import unicode_encoding
 
 __all__ = ["FileLines"]
 
 _ENDINGS = re.compile(r"\r\n|\r|\n")
+_BYTE_ENDINGS = re.compile(rb"\r\n|\r|\n")
 _BOMS = ((b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"),
          (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
 
@@ -40,27 +42,14 @@ class FileLines:
             bom, codec = next((b, c) for b, c in _BOMS if data.startswith(b))
         elif data.startswith(b"\xef\xbb\xbf"):
             bom = b"\xef\xbb\xbf"
-        if codec == "utf-8":
-            return cls._parse_utf8(bom, data[len(bom):])
+        if codec == "utf-8":  # per line, so an invalid byte on one line stays that line's
+            pieces = _split(data[len(bom):], _BYTE_ENDINGS)
+            return cls(bom, codec, tuple(p for p, _ in pieces), tuple(e for _, e in pieces),
+                       tuple(p.decode("utf-8", errors="replace") for p, _ in pieces))
         text = data[len(bom):].decode(codec, errors="replace")
-        pieces = _split(text)
-        return cls(bom, codec, tuple(p.encode(codec) for p, _ in pieces),
-                   tuple(e.encode(codec) for _, e in pieces), tuple(p for p, _ in pieces))
-
-    @classmethod
-    def _parse_utf8(cls, bom: bytes, body: bytes) -> FileLines:
-        raw: list[bytes] = []
-        endings: list[bytes] = []
-        at = 0
-        for match in re.finditer(rb"\r\n|\r|\n", body):
-            raw.append(body[at:match.start()])
-            endings.append(match.group(0))
-            at = match.end()
-        if at < len(body):
-            raw.append(body[at:])
-            endings.append(b"")
-        return cls(bom, "utf-8", tuple(raw), tuple(endings),
-                   tuple(r.decode("utf-8", errors="replace") for r in raw))
+        split = _split(text, _ENDINGS)
+        return cls(bom, codec, tuple(p.encode(codec) for p, _ in split),
+                   tuple(e.encode(codec) for _, e in split), tuple(p for p, _ in split))
 
     def replaced(self, start: int, end: int, new_lines: list[str]) -> bytes:
         """The file's bytes with lines ``start..end`` (1-based) replaced by ``new_lines``
@@ -79,12 +68,13 @@ class FileLines:
         return self.bom + b"".join(r + e for r, e in lines)
 
 
-def _split(text: str) -> list[tuple[str, str]]:
-    pieces: list[tuple[str, str]] = []
+def _split(text: AnyStr, endings: re.Pattern[AnyStr]) -> list[tuple[AnyStr, AnyStr]]:
+    """(line, its ending) of ``text``, the last line's ending empty when it has none."""
+    pieces: list[tuple[AnyStr, AnyStr]] = []
     at = 0
-    for match in _ENDINGS.finditer(text):
+    for match in endings.finditer(text):
         pieces.append((text[at:match.start()], match.group(0)))
         at = match.end()
     if at < len(text):
-        pieces.append((text[at:], ""))
+        pieces.append((text[at:], text[:0]))
     return pieces

@@ -38,6 +38,7 @@ from openclaw_memory.search.present_value import (
     present_value_first,
     unit_rows,
 )
+from openclaw_memory.search.snippets import without_source_line
 from openclaw_memory.search.subject_lines import CuratedText, SubjectText, learned_on
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.types import SearchHit
@@ -66,7 +67,7 @@ def _words(text: str) -> set[str]:
 
 def _cited_lines(hit: SearchHit) -> list[str]:
     # The snippet ends with a "Source: path#L.." line when citations are on.
-    return [line for line in hit.snippet.split("\n\nSource: ", 1)[0].split("\n") if line.strip()]
+    return [line for line in without_source_line(hit.snippet).split("\n") if line.strip()]
 
 
 def fact_line(hit: SearchHit, asked: set[str]) -> str:

@@ -29,7 +29,9 @@ import numpy as np
 
 from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.files.notes import DATE_STAMP, RelatedLine, WriteResult
-from openclaw_memory.files.workspace import dated_name, valid_date
+from openclaw_memory.files.workspace import dated_name
+from openclaw_memory.search.snippets import without_source_line
+from openclaw_memory.search.subject_lines import learned_on
 from openclaw_memory.search.textsearch import CJK_CHAR
 from openclaw_memory.types import SearchHit
 
@@ -74,7 +76,7 @@ def same_statement(note: str, line: str) -> bool:
 
 
 def _learned(path: str, text: str) -> str | None:
-    day = dated_name(path) or valid_date(DATE_STAMP.search(text))
+    day = learned_on(path, text)
     return day.isoformat() if day else None
 
 
@@ -82,11 +84,11 @@ def _hit_lines(memory: Memory, hit: SearchHit) -> list[str]:
     """Every line a hit cites, read from its file (a snippet is cut short at its character
     bound, and a long chunk's other lines would go unchecked)."""
     if hit.source != "memory":
-        return hit.snippet.split("\n\nSource: ", 1)[0].split("\n")
+        return without_source_line(hit.snippet).split("\n")
     try:
         note = memory.get(hit.path, hit.start_line, hit.end_line - hit.start_line + 1)
     except OpenClawMemoryError:  # gone meanwhile: what the snippet shows is all there is
-        return hit.snippet.split("\n\nSource: ", 1)[0].split("\n")
+        return without_source_line(hit.snippet).split("\n")
     return note.text.split("\n")
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["ELLIPSIS", "citation", "clamp_snippet", "lines_around", "with_source_line"]
+__all__ = ["ELLIPSIS", "citation", "clamp_snippet", "lines_around", "with_source_line",
+           "without_source_line"]
 
 
 ELLIPSIS = "…"
@@ -72,3 +73,8 @@ def citation(path: str, start_line: int, end_line: int) -> str:
 def with_source_line(snippet: str, cite: str) -> str:
     """The snippet followed by a ``Source:`` line, as the model sees it with citations on."""
     return f"{snippet.strip()}\n\nSource: {cite}"
+
+
+def without_source_line(snippet: str) -> str:
+    """The snippet's text without the ``Source:`` line :func:`with_source_line` adds."""
+    return snippet.split("\n\nSource: ", 1)[0]

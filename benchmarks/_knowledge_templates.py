@@ -6,16 +6,16 @@ current-value question, the history question, a later restatement in other words
 attributes ``a`` lacks: manager, job title, phone, a project's version and a reversed
 decision) was written to check that what helps on ``a`` is not about ``a``'s words (the cue
 words of search/attributes.py were then written with both in view); family ``c`` was written
-after them (stop 38) and, at stop 39, read and tuned on; ``d``, ``e`` and ``f`` were written
-at stop 39 before they were run: ``d`` blind for one run, then read; ``e`` to choose between
-variants of the ranking; ``f`` never read then. ``g`` was written at stop 40 and run once
-blind; ``c``, ``e`` and ``f``'s failures were read at stop 41 to extend the cue words (gym,
+after them and, in the next round, read and tuned on; ``d``, ``e`` and ``f`` were written in
+that round before they were run: ``d`` blind for one run, then read; ``e`` to choose between
+variants of the ranking; ``f`` never read then. ``g`` was written next and run once
+blind; ``c``, ``e`` and ``f``'s failures were then read to extend the cue words (gym,
 bank, drink, doctor, builds); ``h`` was then written, with attributes no cue word names, and
 run once, blind; its failures were then read (a hint word, "joined", no longer sets lines
 apart) and ``i`` written and run once, blind. ``j`` (an airline, a supermarket, a newspaper,
-a project's paging tool and docs site) was written at stop 42, after earlier values and a
-subject's uncited lines were built and before ``i``'s attributes got cue words, and run once,
-blind; at stop 43 its Chinese airline changes were read (taken for restatements) and two of
+a project's paging tool and docs site) was written after earlier values and a subject's
+uncited lines were built and before ``i``'s attributes got cue words, and run once, blind;
+in the round after, its Chinese airline changes were read (taken for restatements) and two of
 ``h``'s restatements that added a fact were rewritten as restatements.
 """
 
@@ -171,7 +171,7 @@ ZH_PROJECT_C: Table = {
 }
 
 
-# Family d: written at stop 39, before family c's failures were first read (c then became a
+# Family d: written before family c's failures were first read (c then became a
 # set the ranking was tuned on); d's failures were read after its first run.
 EN_D: Table = {
     "home": (["Nairobi", "Tallinn", "Quebec", "Perth", "Antwerp", "Bologna"],
@@ -219,7 +219,7 @@ ZH_PROJECT_D: Table = {
 }
 
 
-# Families e and f: written at stop 39 after the ranking's grouping and its wider cue list,
+# Families e and f: written after the ranking's grouping and its wider cue list,
 # before either was run; e chose between three variants of the ranking, f was run once, last.
 EN_E: Table = {
     "doctor": (["Dr. Okafor", "Dr. Lindqvist", "Dr. Mehta", "Dr. Alvarez", "Dr. Brennan"],
@@ -367,9 +367,9 @@ ZH_PROJECT_G: Table = {
 }
 
 
-# Family h: written at stop 41 after the cue words had been extended on c, e and f's failures,
-# and run once, blind, to measure them on attributes and wordings none of them names. Stop 43
-# rewrote two of its restatements that added a fact ("has training with {v} on Thursdays" for
+# Family h: written after the cue words had been extended on c, e and f's failures, and run
+# once, blind, to measure them on attributes and wordings none of them names. Two rounds later
+# we rewrote two of its restatements that added a fact ("has training with {v} on Thursdays" for
 # "turns out for {v} on Sundays", "{s}每两周和{v}见一次面"): a note that adds a fact is new, not
 # a restatement, and the duplicate check rightly kept them.
 EN_H: Table = {

@@ -8,10 +8,10 @@ change one to three times, per template family (``_knowledge_templates.py``), ea
 wordings: ``a`` home, employer, car, diet, a project's deadline and database (the ranking was
 built on it); ``b`` home, manager, job title, phone, a project's version and a reversed
 decision (checked on); ``c`` home, employer, partner, pet, a project's owning team and hosting
-(written blind at stop 38, read and tuned on at stop 39); ``d`` home, car, sport, studies, a
-project's language and launch date (blind until its first run at stop 39, then read); ``e``
+(written blind, read and tuned on a round later); ``d`` home, car, sport, studies, a
+project's language and launch date (blind until its first run, then read); ``e``
 doctor, bank, coffee, commute, a project's CI and budget (chose between three variants of the
-ranking at stop 39); ``f`` gym, language learnt, team, weekends, a project's meeting day and
+ranking); ``f`` gym, language learnt, team, weekends, a project's meeting day and
 email provider (never read: the figure to trust). The first value is a curated fact in ``MEMORY.md``
 (dated as the library writes it, ``(as of ...)``, or undated as a person writes it: every
 other subject); each change is a

@@ -50,7 +50,7 @@ from openclaw_memory.evaluation.suite import find_suite  # noqa: E402
 DEFAULT_SHARED = ROOT.parent / "shared" / "bench"
 SHIPPED = ROOT / "notebooks" / "data"
 OFFTOPIC = Path(__file__).resolve().parent / "data" / "offtopic.jsonl"
-#: 40 more, English and Chinese, written at stop 40 after the rare-word check was designed on
+#: 40 more, English and Chinese, written later, after the rare-word check was designed on
 #: the first set and before they were first asked: the held-out check of that design.
 OFFTOPIC_HELDOUT = OFFTOPIC.with_name("offtopic_heldout.jsonl")
 MADIAL_VARIANTS = ("zh-question", "en-question", "zh-context", "en-context",

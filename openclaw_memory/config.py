@@ -107,7 +107,9 @@ class EmbeddingSettings(_Frozen):
                     "from api_key, else MISTRAL_API_KEY, VOYAGE_API_KEY, GEMINI_API_KEY); none: "
                     "keyword-only.",
     )
-    model: str | None = Field(None, description="Provider model; None picks the provider default.")
+    model: str | None = Field(
+        None, description="Provider model; None picks the provider default (`local`: "
+        "`use-multilingual-v3`; `all-MiniLM-L6-v2` selects MiniLM, the `minilm` extra).")
     fallback: Literal["none", "local", "openai", "ollama", "mistral", "voyage", "gemini"] = Field(
         "none", description="Provider to switch to (with the reason recorded) if the primary fails."
     )
@@ -134,16 +136,20 @@ class EmbeddingSettings(_Frozen):
         10.0, gt=0, description="Timeout of a search's query embedding request.")
     probe_interval_seconds: float = Field(
         30.0, gt=0, description="After an outage-like failure (refused, timeout, 5xx, 429) the "
-        "endpoint is not called again until a background probe, this often, finds it "
-        "answering: searches meanwhile answer keyword-only at once.")
+        "endpoint is not called by searches again until a background probe, this often, finds "
+        "it answering; they answer keyword-only at once meanwhile (a sync tries it once, "
+        "without retries).")
     local_model_path: Path | None = Field(None, description="An ONNX export of a BERT-style "
         "encoder to use instead of the bundled models (the default model, Universal Sentence "
-        "Encoder multilingual, is plain numpy; all-MiniLM-L6-v2 is the bundled ONNX one).")
+        "Encoder multilingual, is plain numpy; all-MiniLM-L6-v2 is ONNX, from the `minilm` "
+        "extra, which any ONNX model needs).")
     local_threads: int = Field(2, ge=1, description="onnxruntime intra-op threads for the ONNX "
         "models (all-MiniLM-L6-v2, local_model_path).")
     local_model_cache: bool = Field(
-        True, description="Keep a ready copy of the local model in the cache directory (about "
-                          "85 MB, private to the user): cold starts load it in ~0.13 s instead of ~0.95 s.")
+        True, description="Keep a ready copy of the local model in the cache directory "
+        "(`$OPENCLAW_MEMORY_CACHE_DIR`, else `$XDG_CACHE_HOME/openclaw-memory`, else "
+        "`~/.cache/openclaw-memory`; about 85 MB, private to the user): cold starts load it in "
+        "~0.13 s instead of ~0.95 s.")
     local_max_windows: int = Field(
         1, ge=1, le=32,
         description="256-wordpiece windows embedded per text and mean-pooled (1 = truncate: "
@@ -184,7 +190,7 @@ class StoreSettings(_Frozen):
     vector_backend: Literal["auto", "vec0", "numpy", "binary"] = Field(
         "auto",
         description="auto: queries are answered from an in-memory matrix of the vectors while "
-                    "it fits in max_matrix_mb; past it from compressed vectors in memory (a bit "
+                    "it fits in `max_matrix_mb`; past it from compressed vectors in memory (a bit "
                     "and a byte per dimension, under a third of the matrix: the closest by bits "
                     "are scored by bytes, the best 64 of those by exact cosine); past even that "
                     "by sqlite-vec's vec0 table, built from the stored vectors by the sync that "
@@ -196,12 +202,12 @@ class StoreSettings(_Frozen):
         1024, ge=0, description="auto: the most memory (MB) the index may hold in memory. The "
                                 "vectors first: the float32 matrix while it fits, else compressed "
                                 "vectors; past both, vec0 (0: always vec0 when it loads). Then "
-                                "keyword postings (keyword_backend), in what the vectors leave.")
+                                "keyword postings (`keyword_backend`), in what the vectors leave.")
     keyword_backend: Literal["auto", "fts5"] = Field(
         "auto", description="auto: an index of 2 000 chunks or more answers keyword queries from "
                             "FTS5's postings read into memory in the background (the same "
                             "rankings and scores, several times faster), while they fit in what "
-                            "max_matrix_mb leaves beside the vectors; FTS5 answers until they "
+                            "`max_matrix_mb` leaves beside the vectors; FTS5 answers until they "
                             "are read. fts5: always FTS5.")
     fts_tokenizer: Literal["unicode61", "porter"] = Field(
         "porter", description="FTS5 tokenizer; CJK is split into characters before indexing."
@@ -271,16 +277,17 @@ class StoreSettings(_Frozen):
 class SyncSettings(_Frozen):
     max_file_bytes: int = Field(20 * 1024 * 1024, ge=1, description="Larger files are skipped.")
     on_search: bool = Field(
-        True, description="A search while the index is dirty starts a background sync (the "
-        "search itself answers from the current index, marked stale).")
+        True, description="A search while the index is dirty starts a background sync; the "
+        "search answers from the current index, marked `stale`.")
     on_session_start: bool = Field(
-        True, description="on_session_start() starts a background sync once per session key.")
+        True, description="`on_session_start(key)` starts a background sync once per session key.")
     watch: bool = Field(
         False, description="Watch the memory files while the index is open and sync after "
         "each burst of changes (OpenClaw's watcher: turn it on for a long-running agent, a "
         "deployed graph or a notebook session; a one-shot script or CLI call does not need it).")
     watch_debounce_ms: int = Field(
-        1500, ge=0, description="Watcher: sync once changes have been quiet this long.")
+        1500, ge=0, description="Watcher: sync once changes have been quiet this long (at the "
+        "latest 10x this after the first change).")
     interval_minutes: float = Field(
         0, ge=0, description="Background sync every N minutes while the index is open (0: off).")
 
@@ -303,13 +310,16 @@ class SessionSettings(_Frozen):
 
     enabled: bool = Field(False, description="Index session transcripts (source 'sessions').")
     directory: Path | None = Field(
-        None, description="Folder of *.jsonl; `{agent_id}` in it is replaced; default "
-        "<workspace>/sessions, or <workspace>/sessions/<agent_id> when agent_id is set.")
+        None, description="Folder of *.jsonl; `{agent_id}` in it is replaced; relative = below "
+        "the workspace; default <workspace>/sessions, or <workspace>/sessions/<agent_id> when "
+        "agent_id is set.")
     agent_id: str | None = Field(
         None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$",
-        description="Agent whose transcripts are indexed (one index per agent).")
+        description="Agent whose transcripts are indexed (`[A-Za-z0-9][A-Za-z0-9_-]{0,63}`); also "
+        "gives the agent its own default index file.")
     delta_bytes: int = Field(
-        100_000, ge=0, description="Re-index a transcript once it grew this many bytes (0: any change).")
+        100_000, ge=0, description="Re-index an indexed transcript once it grew this many bytes (0: any "
+        "change).")
     delta_lines: int = Field(
         50, ge=0, description="...or this many JSONL lines since it was indexed (0: any change).")
 

@@ -87,7 +87,8 @@ class EmbeddingError(OpenClawMemoryError):
     """An embedding provider failed after its retries.
 
     ``status`` is the HTTP status when there was one; ``retry_after`` the server's advice in
-    seconds when it gave one; ``retryable`` whether waiting could help.
+    seconds when it gave one; ``retryable`` whether waiting could help; ``unreachable`` that
+    nothing answered at the address (refused, no route, unknown host): retried only briefly.
     """
 
     def __init__(
@@ -97,11 +98,13 @@ class EmbeddingError(OpenClawMemoryError):
         status: int | None = None,
         retry_after: float | None = None,
         retryable: bool = False,
+        unreachable: bool = False,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.retry_after = retry_after
         self.retryable = retryable
+        self.unreachable = unreachable
 
 
 class ProviderUnavailableError(EmbeddingError):

@@ -158,6 +158,15 @@ def test_options_are_accepted_after_the_command_and_values_are_validated(
     assert past.returncode == 3 and "past its end" in past.stderr
 
 
+def test_a_malformed_citation_is_one_error_line_showing_the_form(cli) -> None:  # type: ignore[no-untyped-def]
+    for command in (["get", "MEMORY.md#Lx"], ["get", "MEMORY.md#L3-"],
+                    ["edit", "MEMORY.md#Lthree", "--expected", "a", "--to", "b"],
+                    ["forget", "memory/2026-01-01.md#3", "--expected", "a"]):
+        res = cli(*command)
+        assert res.returncode == 3 and res.stderr.count("\n") == 1, (command, res.stderr)
+        assert "is not a citation: write PATH#L<line>" in res.stderr, res.stderr
+
+
 def test_version_and_write_from_standard_input(cli, workspace: Path) -> None:  # type: ignore[no-untyped-def]
     from openclaw_memory import __version__
 

@@ -19,7 +19,15 @@ from langchain.agents.middleware import SummarizationMiddleware
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
-from openai_server import CHAT_PATH, FakeOpenAIServer, RecordedRequest, Reply, chat_reply, wire_tool_call
+from openai_server import (
+    CHAT_PATH,
+    FakeOpenAIServer,
+    RecordedRequest,
+    Reply,
+    chat_reply,
+    json_reply,
+    wire_tool_call,
+)
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.consolidation import ProposedEdits, plan_edits, take_snapshot
@@ -279,6 +287,32 @@ def test_the_cli_says_in_one_line_why_the_model_cannot_be_built_and_what_to_do(
     assert result.returncode == 3 and "Traceback" not in result.stderr
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("openclaw-memory: error:")
     assert f"cannot use the chat model {model!r}" in result.stderr and says in result.stderr
+
+
+def test_an_unreachable_server_or_a_refused_key_is_one_error_line_saying_what_to_check(
+        ws: Path, tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as closed, FakeOpenAIServer() as server:
+        closed.bind(("127.0.0.1", 0))  # bound, never listening: the connection is refused
+        nobody = f"http://127.0.0.1:{closed.getsockname()[1]}/v1"
+        refused = json_reply({"error": {"message": "Incorrect API key provided",
+                                        "type": "invalid_request_error", "code": "invalid_api_key"}},
+                             401)
+        server.route(CHAT_PATH, lambda request: refused)
+        cases = [(nobody, f"cannot reach {nobody}: check --base-url"),
+                 (server.base_url, "the server refused the key")]
+        for base_url, says in cases:
+            result = subprocess.run(
+                [ENTRY_POINT, "--workspace", str(ws), "--provider", "none", "consolidate",
+                 "--model", "openai:gpt-4o-mini", "--base-url", base_url, "--dry-run"],
+                capture_output=True, text=True, timeout=120,
+                env={"OPENCLAW_MEMORY_STATE_DIR": str(tmp_path / "s"), "PATH": "/usr/bin:/bin",
+                     "OPENAI_API_KEY": "sk-wrong"})
+            assert result.returncode == 3 and "Traceback" not in result.stderr
+            assert result.stderr.count("\n") == 1, result.stderr
+            assert result.stderr.startswith("openclaw-memory: error: consolidation failed")
+            assert says in result.stderr, result.stderr
 
 
 def test_a_local_server_needs_no_key(ws: Path, tmp_path: Path) -> None:

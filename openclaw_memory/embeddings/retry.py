@@ -4,9 +4,11 @@ Only failures marked ``retryable`` (429 rate limits, 5xx, timeouts, dropped conn
 retried. The schedule doubles from ``base`` (0.5, 1, 2, 4, 8 s with the defaults), each wait
 capped at ``cap``, and a server's ``Retry-After`` replaces the computed wait. Per-minute rate
 limits are the common 429 cause, and doubling alone would give up after ~31 s, inside the
-same window; so the last retry waits until at least ``window`` seconds (60) have passed
-since the first failure. With the defaults the final attempt therefore lands in a fresh
-rate window.
+same window; so after a 429 the last retry waits until at least ``window`` seconds (60)
+have passed since the first failure, and the final attempt lands in a fresh rate window.
+An address where nothing answers (connection refused, unknown host) is retried at most
+:data:`UNREACHABLE_RETRIES` times: a server that is not there rarely appears within the
+minute, and a one-shot command should not wait that minute to answer keyword-only.
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ from typing import TypeVar
 
 from openclaw_memory.errors import EmbeddingError
 
-__all__ = ["RATE_WINDOW_SECONDS", "backoff_delay", "parse_retry_after", "retry_call"]
+__all__ = ["RATE_WINDOW_SECONDS", "UNREACHABLE_RETRIES", "backoff_delay", "parse_retry_after",
+           "retry_call"]
 
 T = TypeVar("T")
 
 RATE_WINDOW_SECONDS = 60.0
+UNREACHABLE_RETRIES = 2  # 0.5 + 1 s with the defaults: a restart in progress, not an outage
 # Up to +20 % on computed waits, so clients that failed together do not retry in lockstep.
 # Jitter only ever lengthens a wait, which keeps the window guarantee above intact.
 _JITTER = 0.2
@@ -105,12 +109,13 @@ def retry_call(
         try:
             return fn()
         except EmbeddingError as exc:
-            if not exc.retryable or attempt >= max_retries:
+            limit = min(max_retries, UNREACHABLE_RETRIES) if exc.unreachable else max_retries
+            if not exc.retryable or attempt >= limit:
                 if attempt == 0:
                     raise
                 raise _gave_up(exc, attempt) from exc
             delay = backoff_delay(attempt, exc.retry_after, base=base, cap=cap, rng=rng)
-            if attempt == max_retries - 1:
+            if attempt == max_retries - 1 and exc.status == 429:
                 delay = max(delay, min(cap, window - waited))
             sleep(delay)
             waited += delay
@@ -123,4 +128,5 @@ def _gave_up(exc: EmbeddingError, retries: int) -> EmbeddingError:
         status=exc.status,
         retry_after=exc.retry_after,
         retryable=exc.retryable,
+        unreachable=exc.unreachable,
     )

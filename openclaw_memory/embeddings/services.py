@@ -114,7 +114,8 @@ class ServiceProvider(EmbeddingProvider):
                                  f"{self.settings.timeout_seconds:g} s", retryable=True) from None
         except httpx.TransportError as exc:
             raise EmbeddingError(f"{self.name}: connection failed: {type(exc).__name__}",
-                                 retryable=True) from None
+                                 retryable=True,
+                                 unreachable=isinstance(exc, httpx.ConnectError)) from None
         except Exception as exc:  # the client's own errors, translated by the subclass
             translated = self._error(exc)
             if translated is None and isinstance(exc, AttributeError | KeyError | TypeError

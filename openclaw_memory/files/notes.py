@@ -128,6 +128,10 @@ def split_citation(path: str, from_line: int | None = None,
     them (``path#L3``, ``path#L3-L5``) read those lines. Explicit ``from_line``/``lines`` win."""
     match = _CITATION.match(path.strip()) if isinstance(path, str) else None
     if match is None:
+        if isinstance(path, str) and "#" in path and not path.strip().endswith((".md", ".jsonl")):
+            raise OpenClawMemoryError(f"{path.strip()!r} is not a citation: write PATH#L<line> "
+                                      "or PATH#L<first>-L<last>, as search prints them "
+                                      "(MEMORY.md#L3-L5)")
         return path, from_line, lines
     start = int(match.group("start"))
     end = int(match.group("end") or start)

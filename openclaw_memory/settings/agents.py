@@ -49,8 +49,16 @@ class ScopeSettings(_Frozen):
     privacy rules, which always hold (MEMORY.md and citations never in group chats)."""
 
     default: Literal["allow", "deny"] = Field("allow", description="What no rule matches gets.")
-    rules: tuple[ScopeRule, ...] = Field((), description="Tried in order; the first that "
-                                                         "matches decides.")
+    rules: tuple[ScopeRule, ...] = Field(
+        (), description="Tried in order; the first that matches decides. Each rule: `action` "
+        "(`allow`/`deny`) and `match` with any of `chatType`, `channel`, `keyPrefix` (the "
+        "normalised session key: lower-cased, a leading `agent:<id>:` stripped; one starting "
+        "`agent:` is read raw), `rawKeyPrefix`; every field given must match. A denial is "
+        "logged with the channel and chat type and counted in `status` (`scope_denied`, and "
+        "`paths_refused` for the path gate). Applied by `memory_search`/`memory_get` (the "
+        "run's `configurable.session_key`), the retriever (`session_key=`), the LangGraph "
+        "store (the run's config) and the CLI's `search`/`get` (`--chat-type`, "
+        "`--session-key`).")
 
 
 class FlushSettings(_Frozen):

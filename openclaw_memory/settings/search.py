@@ -141,7 +141,7 @@ class SearchSettings(_Frozen):
         "so that an answer just past the first ones is found (benchmarks/knowledge_update.py measures "
         "it against score order).")
     get_max_chars: int = Field(
-        16_000, ge=100, le=10_000_000, description="The most text one get / memory_get returns "
+        16_000, ge=100, le=10_000_000, description="The most text one `get` / `memory_get` returns "
         "(whole lines while they fit); past it the answer is marked truncated and says which "
         "line to read on from.")
 

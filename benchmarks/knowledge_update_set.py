@@ -1,0 +1,126 @@
+"""Facts that change, on hand-written workspaces: is the current value first, shown, and the
+older one still findable?
+
+    python benchmarks/knowledge_update_set.py SET_DIR [--configs default,keyword-only,score-order]
+
+SET_DIR holds one folder per workspace (``MEMORY.md``, ``memory/YYYY-MM-DD.md``) with a
+``queries.jsonl`` of questions, each with its ``kind`` (``current``: the value now;
+``history``: the one before; ``unchanged``: a fact of the same subject that never changed), its
+``lang`` and the lines that answer it (``gold``; for ``current``, also the lines stating an
+earlier value, ``stale``). Unlike ``knowledge_update.py``, which generates its workspaces from
+templates, this reads notes written by people; it copies nothing into the index folder's
+workspace (each is indexed from where it lies, the index in a temporary folder).
+
+Per language and overall: ``current@1`` (a hit covering a current-value line is first),
+``shown`` (that line's text stands in the snippet of one of the six hits: what the model reads),
+``stale>cur`` (an earlier value's line ranks above the first current one, or is found when the
+current one is not), ``history@6``, ``unchanged@1``; ``first-person`` repeats current@1 over
+questions about the user's own notes ("I", "my", 我). Configs: ``default``, ``keyword-only``
+(no vectors), ``score-order`` (diagnostic: without newer-first ordering).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import machine_report
+
+from openclaw_memory import MemoryIndex
+
+CONFIGS: dict[str, dict[str, Any]] = {
+    "default": {}, "keyword-only": {"embedding": {"provider": "none"}},
+    "score-order": {"search": {"newer_first": False}}}
+FIRST_PERSON = re.compile(r"\b(?:I|my|me)\b|我")
+Row = dict[str, Any]
+
+
+def _covers(hit: Row, loc: Row) -> bool:
+    return bool(hit["path"] == loc["path"] and hit["start"] <= loc["line"] <= hit["end"])
+
+
+def first_rank(hits: Sequence[Row], locs: Sequence[Row]) -> int | None:
+    return next((rank for rank, hit in enumerate(hits, 1)
+                 if any(_covers(hit, loc) for loc in locs)), None)
+
+
+def shown(workspace: Path, hits: Sequence[Row], locs: Sequence[Row]) -> bool:
+    """A gold line's text (list marker stripped, first 60 characters) is in a hit's snippet."""
+    for loc in locs:
+        line = (workspace / loc["path"]).read_text(encoding="utf-8").splitlines()[loc["line"] - 1]
+        text = line.strip().lstrip("-*").strip()[:60]
+        if text and any(text in hit["snippet"] for hit in hits):
+            return True
+    return False
+
+
+def run_config(set_dir: Path, config: str, tmp: Path) -> list[Row]:
+    rows: list[Row] = []
+    for workspace in sorted(p for p in set_dir.iterdir() if (p / "queries.jsonl").is_file()):
+        queries = [json.loads(line) for line in
+                   (workspace / "queries.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+        index = tmp / f"{workspace.name}-{config}.sqlite"
+        with MemoryIndex.open(workspace, index_path=index, **CONFIGS[config]) as memory:
+            memory.sync()
+            for query in queries:
+                hits = [{"path": h.path, "start": h.start_line, "end": h.end_line,
+                         "snippet": h.snippet} for h in memory.search(query["question"]).results]
+                rows.append({**query, "config": config, "rank": first_rank(hits, query["gold"]),
+                             "stale_rank": first_rank(hits, query.get("stale", [])),
+                             "shown": shown(workspace, hits, query["gold"])})
+    return rows
+
+
+def _pct(count: int, total: int) -> str:
+    return f"{100.0 * count / total:.1f}" if total else "n/a"
+
+
+def figures(rows: Sequence[Row]) -> dict[str, str]:
+    current = [r for r in rows if r["kind"] == "current"]
+    stale_above = [r for r in current if r["stale_rank"] is not None
+                   and (r["rank"] is None or r["stale_rank"] < r["rank"])]
+    mine = [r for r in current if FIRST_PERSON.search(r["question"])]
+    kinds = {kind: [r for r in rows if r["kind"] == kind] for kind in ("history", "unchanged")}
+    return {
+        "questions": str(len(rows)),
+        "current@1": _pct(sum(r["rank"] == 1 for r in current), len(current)),
+        "shown": _pct(sum(r["shown"] for r in current), len(current)),
+        "stale>cur": _pct(len(stale_above), len(current)),
+        "history@6": _pct(sum(r["rank"] is not None for r in kinds["history"]), len(kinds["history"])),
+        "unchanged@1": _pct(sum(r["rank"] == 1 for r in kinds["unchanged"]), len(kinds["unchanged"])),
+        "first-person": (f"{_pct(sum(r['rank'] == 1 for r in mine), len(mine))} of {len(mine)}"
+                         if mine else "n/a"),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("set_dir", type=Path)
+    parser.add_argument("--configs", default="default,keyword-only,score-order")
+    args = parser.parse_args()
+    configs = args.configs.split(",")
+    if unknown := [c for c in configs if c not in CONFIGS]:
+        parser.error(f"unknown config {unknown[0]!r}; one of {', '.join(CONFIGS)}")
+    print(machine_report())
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = [row for config in configs for row in run_config(args.set_dir, config, Path(tmp))]
+    columns = list(figures(rows))
+    print(f"{'config':<13} {'lang':<4} " + " ".join(f"{c:>12}" for c in columns))
+    for config in configs:
+        for lang in ("en", "zh", "all"):
+            chosen = [r for r in rows if r["config"] == config and lang in ("all", r["lang"])]
+            if chosen:
+                values = figures(chosen)
+                print(f"{config:<13} {lang:<4} " + " ".join(f"{values[c]:>12}" for c in columns))
+
+
+if __name__ == "__main__":
+    main()

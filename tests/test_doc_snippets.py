@@ -61,6 +61,16 @@ def _close_all(namespace: dict[str, Any]) -> None:
                 closer()
 
 
+def _assert_written_in_database(name: str, note: str) -> None:
+    from openclaw_memory import open_memory
+
+    memory = open_memory(name, store={"backend": "postgres"})
+    try:
+        assert any(note in hit.snippet for hit in memory.search(note).results), note
+    finally:
+        memory.close()
+
+
 @pytest.mark.parametrize("page", [p for p in PAGES if python_blocks(p)], ids=_name)
 def test_every_python_snippet_of_a_page_runs_as_written_in_order(
         page: Path, home: Path, monkeypatch: pytest.MonkeyPatch,
@@ -72,6 +82,8 @@ def test_every_python_snippet_of_a_page_runs_as_written_in_order(
                 exec(compile(code, f"{_name(page)} python block {number}", "exec"), namespace)
         finally:
             _close_all(namespace)
+        if page.name == "postgres.md":  # the write is in alice's database workspace
+            _assert_written_in_database("alice", "Alice moved to the Berlin office.")
     printed = capsys.readouterr().out
     if page.name == "langgraph.md":  # a group chat: the answer comes from memory, uncited
         answer = namespace["reply"]["messages"][-1].text
@@ -82,6 +94,18 @@ def test_every_python_snippet_of_a_page_runs_as_written_in_order(
         # The MemoryScope snippet: alice's note is in her own folder, as its comment says.
         alice = list((home / "agent-workspace" / "memory" / "users" / "alice").glob("*.md"))
         assert any("I take the 8:10 train" in p.read_text(encoding="utf-8") for p in alice), alice
+    workspace = home / "agent-workspace"
+    if page.name == "concepts.md":  # "today's daily file"
+        daily = [p for p in (workspace / "memory").glob("????-??-??.md")
+                 if "nightly export at 02:00 UTC" in p.read_text(encoding="utf-8")]
+        assert daily, "the write landed in no daily file"
+    if page.name == "freshness.md":  # the comment's citation and source
+        assert "sessions/2026-11-23-a1b2.jsonl#L1-L2 sessions" in printed
+    if page.name == "langchain.md":  # the filtered store search finds the trip; a file backs it
+        assert "Lisbon flight on Dec 3" in printed
+        stored = list((workspace / "memory" / "vectorstore").rglob("*.md"))
+        assert any("Lisbon flight on Dec 3" in p.read_text(encoding="utf-8") for p in stored)
+        assert "billing" in printed.lower() and "memory/2026-" in printed
     if page.name == "README.md":
         assert "MEMORY.md#L" in printed and "hybrid" in printed
         assert "PostgreSQL 16" in printed.split("hybrid", 1)[1]  # the agent answered from memory

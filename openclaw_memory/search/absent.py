@@ -40,7 +40,7 @@ from collections.abc import Sequence
 
 from openclaw_memory.config import SearchSettings
 from openclaw_memory.errors import IndexCorruptError, StoreError
-from openclaw_memory.indexing.tokens import get_encoding
+from openclaw_memory.indexing.tokens import single_token_words
 from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.request import SearchRequest
 from openclaw_memory.search.textsearch import STOP_WORDS
@@ -155,12 +155,14 @@ def _plain_words(question: str) -> list[str]:
 
 
 def _rare(words: Sequence[str]) -> list[str]:
-    """Those of ``words`` that o200k_base splits into :data:`RARE_TOKENS` tokens or more (the
-    vocabulary, ~0.25 s to load once per process, is loaded only when there is a word)."""
+    """Those of ``words`` that o200k_base splits into :data:`RARE_TOKENS` tokens or more: with
+    ``RARE_TOKENS`` 2, those for which " word" is not one token (read from the set of such
+    words kept in the cache directory, not by building the encoder: a CLI search pays for
+    it). Only read when there is a word."""
     if not words:
         return []
-    encoding = get_encoding("o200k_base")
-    return [w for w in words if len(encoding.encode_ordinary(" " + w)) >= RARE_TOKENS]
+    common = single_token_words("o200k_base")  # RARE_TOKENS = 2: not one token is rare
+    return [w for w in words if w not in common]
 
 
 def absent_names(store: SearchBackend, names: Sequence[str], *,

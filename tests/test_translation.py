@@ -64,7 +64,7 @@ def test_the_dictionary_is_cached_once_built(tmp_path: Path,
     translation._dictionary.cache_clear()
     try:
         assert translation.dictionary_available()
-        cached = list((tmp_path / "models").glob("cedict-*.pickle"))
+        cached = list((tmp_path / "models").glob("cedict-*.sqlite"))
         assert len(cached) == 1 and cached[0].stat().st_mode & 0o777 == 0o600
         translation._dictionary.cache_clear()
         assert _renderings("城市")["城市"] == ("city", "town")  # read back from the file
@@ -155,3 +155,25 @@ def test_any_text_translates_without_error_and_within_bounds(text: str) -> None:
         assert 0 < len(found.concepts) <= translation.MAX_CONCEPTS
         assert all(c.renderings for c in found.concepts)
         assert found.terms  # something the keyword side can search
+
+
+def test_the_dictionary_file_is_read_word_by_word_and_rebuilt_when_not_private(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENCLAW_MEMORY_CACHE_DIR", str(tmp_path))
+    translation._dictionary.cache_clear()
+    try:
+        built = translation._dictionary()
+        assert built is not None and isinstance(built.zh_en, dict)  # built in this process
+        (path,) = (tmp_path / "models").glob("cedict-*.sqlite")
+        translation._dictionary.cache_clear()
+        read = translation._dictionary()
+        assert read is not None and not isinstance(read.zh_en, dict)  # the file, word by word
+        assert read.zh_en["城市"] == built.zh_en["城市"] and "城市" in read.zh_en
+        assert read.en_zh["city"] == built.en_zh["city"] and "zzzqx" not in read.en_zh
+        path.chmod(0o666)  # writable by others: not trusted, built again
+        translation._dictionary.cache_clear()
+        again = translation._dictionary()
+        assert again is not None and isinstance(again.zh_en, dict)
+        assert path.stat().st_mode & 0o777 == 0o600
+    finally:
+        translation._dictionary.cache_clear()

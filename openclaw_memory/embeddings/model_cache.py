@@ -31,7 +31,7 @@ import numpy as np
 
 from openclaw_memory.store.paths import cache_dir
 
-__all__ = ["cache_path", "load_or_build"]
+__all__ = ["cache_path", "load_or_build", "private_to_user"]
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ def _prune_older(path: Path) -> None:
                 other.unlink()
 
 
-def _trusted(path: Path) -> bool:
+def private_to_user(path: Path) -> bool:
     """Ours and private: owned by this user, not writable by group or others (file and folder)."""
     try:
         for item in (path.parent, path):
@@ -91,7 +91,7 @@ def _trusted(path: Path) -> bool:
 def _load(path: Path) -> Any:
     if not path.is_file():
         return None
-    if not _trusted(path):
+    if not private_to_user(path):
         logger.warning("not loading the model cache %s: not private to this user; rebuilding it", path)
         return None
     try:

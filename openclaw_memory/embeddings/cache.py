@@ -66,6 +66,20 @@ class MemoryCacheBackend:
                 self.entries[(provider_id, model, provider_key, h)] = vector.copy()
 
 
+_SHARED: dict[str, tuple[OrderedDict[str, FloatArray], threading.Lock]] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def _search_vectors(provider_key: str) -> tuple[OrderedDict[str, FloatArray], threading.Lock]:
+    """The process's map of vectors searches embedded with this provider and model, shared
+    by every memory opened with it: a server or notebook that opens the memory per request
+    would otherwise embed the same lines again each time."""
+    with _SHARED_LOCK:
+        if provider_key not in _SHARED:
+            _SHARED[provider_key] = (OrderedDict(), threading.Lock())
+        return _SHARED[provider_key]
+
+
 class CachedProvider(EmbeddingProvider):
     """``provider`` with a cache: only texts never seen before are embedded, each once.
 
@@ -78,7 +92,8 @@ class CachedProvider(EmbeddingProvider):
     ``backend`` may be reassigned (e.g. to a fresh index during a rebuild).
 
     :meth:`embed_for_search` (the lines a search compares) reads the backend but keeps what
-    it embeds in a bounded in-process map (:data:`SEARCH_VECTORS` texts): a search never
+    it embeds in a bounded in-process map (:data:`SEARCH_VECTORS` texts, shared by every
+    wrapper of the same provider and model in the process): a search never
     writes the index. Writing them had bumped the index generation on every search with a
     costly provider, voiding the in-memory postings (issue 47: 41 bumps in 100 searches), and
     made a search wait for another process's write lock.
@@ -96,8 +111,7 @@ class CachedProvider(EmbeddingProvider):
         self.hits = 0
         self.misses = 0
         self._counter_lock = threading.Lock()
-        self._seen: OrderedDict[str, FloatArray] = OrderedDict()
-        self._seen_lock = threading.Lock()
+        self._seen, self._seen_lock = _search_vectors(provider.provider_key)
 
     @property
     def dims(self) -> int | None:
@@ -131,8 +145,12 @@ class CachedProvider(EmbeddingProvider):
 
     def _seen_or_stored(self, hashes: list[str]) -> dict[str, FloatArray]:
         """Vectors a search embedded before (in memory), then those the backend holds."""
+        width = self.provider.dims
         with self._seen_lock:
-            found = {h: self._seen[h] for h in hashes if h in self._seen}
+            # Shared by provider key: a vector of another width (a wrapper whose model
+            # reports the same key but embeds otherwise) is a miss, as in _lookup.
+            found = {h: self._seen[h] for h in hashes if h in self._seen
+                     and (width is None or self._seen[h].shape[0] == width)}
             for h in found:
                 self._seen.move_to_end(h)
         rest = [h for h in hashes if h not in found]

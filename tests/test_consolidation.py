@@ -290,9 +290,13 @@ def test_the_cli_says_in_one_line_why_the_model_cannot_be_built_and_what_to_do(
 
 
 def test_an_unreachable_server_or_a_refused_key_is_one_error_line_saying_what_to_check(
-        ws: Path, tmp_path: Path) -> None:
+        ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     import socket
 
+    from openclaw_memory.cli.app import main
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong")
     with socket.socket() as closed, FakeOpenAIServer() as server:
         closed.bind(("127.0.0.1", 0))  # bound, never listening: the connection is refused
         nobody = f"http://127.0.0.1:{closed.getsockname()[1]}/v1"
@@ -303,16 +307,14 @@ def test_an_unreachable_server_or_a_refused_key_is_one_error_line_saying_what_to
         cases = [(nobody, f"cannot reach {nobody}: check --base-url"),
                  (server.base_url, "the server refused the key")]
         for base_url, says in cases:
-            result = subprocess.run(
-                [ENTRY_POINT, "--workspace", str(ws), "--provider", "none", "consolidate",
-                 "--model", "openai:gpt-4o-mini", "--base-url", base_url, "--dry-run"],
-                capture_output=True, text=True, timeout=120,
-                env={"OPENCLAW_MEMORY_STATE_DIR": str(tmp_path / "s"), "PATH": "/usr/bin:/bin",
-                     "OPENAI_API_KEY": "sk-wrong"})
-            assert result.returncode == 3 and "Traceback" not in result.stderr
-            assert result.stderr.count("\n") == 1, result.stderr
-            assert result.stderr.startswith("openclaw-memory: error: consolidation failed")
-            assert says in result.stderr, result.stderr
+            code = main(["--workspace", str(ws), "--index", str(tmp_path / "i.sqlite"),
+                         "--provider", "none", "consolidate", "--model", "openai:gpt-4o-mini",
+                         "--base-url", base_url, "--dry-run"])
+            err = capsys.readouterr().err
+            assert code == 3 and "Traceback" not in err
+            assert err.count("\n") == 1, err
+            assert err.startswith("openclaw-memory: error: consolidation failed"), err
+            assert says in err, err
 
 
 def test_a_local_server_needs_no_key(ws: Path, tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from openclaw_memory import MemoryIndex
 from openclaw_memory.search import translation
 from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.coverage import concept_coverage, coverages, keyword_coverage
+from openclaw_memory.search.dictionary_file import open_tables
 from openclaw_memory.search.translation import Concept, QueryTranslation, translate_query
 
 
@@ -157,7 +158,7 @@ def test_any_text_translates_without_error_and_within_bounds(text: str) -> None:
         assert found.terms  # something the keyword side can search
 
 
-def test_the_dictionary_file_is_read_word_by_word_and_rebuilt_when_not_private(
+def test_the_dictionary_file_is_read_word_by_word_and_refused_when_not_private(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENCLAW_MEMORY_CACHE_DIR", str(tmp_path))
     translation._dictionary.cache_clear()
@@ -170,10 +171,7 @@ def test_the_dictionary_file_is_read_word_by_word_and_rebuilt_when_not_private(
         assert read is not None and not isinstance(read.zh_en, dict)  # the file, word by word
         assert read.zh_en["城市"] == built.zh_en["城市"] and "城市" in read.zh_en
         assert read.en_zh["city"] == built.en_zh["city"] and "zzzqx" not in read.en_zh
-        path.chmod(0o666)  # writable by others: not trusted, built again
-        translation._dictionary.cache_clear()
-        again = translation._dictionary()
-        assert again is not None and isinstance(again.zh_en, dict)
-        assert path.stat().st_mode & 0o777 == 0o600
+        path.chmod(0o666)  # writable by others: not trusted (the caller builds it again)
+        assert open_tables(path) is None
     finally:
         translation._dictionary.cache_clear()

@@ -16,7 +16,14 @@ Per language and overall: ``current@1`` (a hit covering a current-value line is 
 ``stale>cur`` (an earlier value's line ranks above the first current one, or is found when the
 current one is not), ``history@6``, ``unchanged@1``; ``first-person`` repeats current@1 over
 questions about the user's own notes ("I", "my", 我). Configs: ``default``, ``keyword-only``
-(no vectors), ``score-order`` (diagnostic: without newer-first ordering).
+(no vectors), ``score-order`` (diagnostic: without newer-first ordering), ``consolidated``:
+the same questions after one consolidation pass (``MemoryConsolidation``) over a copy of each
+workspace, by a scripted chat model that knows the set's annotations (what a model that gets
+the judgment right proposes: each curated line stating an earlier value updated to the newest
+line stating the current one); it measures the consolidation path on hand-written layouts,
+not a model's judgment. It prints, per workspace set, ``stale left`` (curated lines still
+stating an earlier value), ``lost`` (a replaced line missing from memory-history/) and
+``second run`` (edits a second pass made); the current value's curated line then answers too.
 """
 
 from __future__ import annotations
@@ -24,21 +31,28 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import machine_report
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
 
 from openclaw_memory import MemoryIndex
+from openclaw_memory.consolidation import PROPOSAL_TOOL
+from openclaw_memory.langgraph import MemoryConsolidation
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "default": {}, "keyword-only": {"embedding": {"provider": "none"}},
-    "score-order": {"search": {"newer_first": False}}}
+    "score-order": {"search": {"newer_first": False}}, "consolidated": {}}
 FIRST_PERSON = re.compile(r"\b(?:I|my|me)\b|我")
 Row = dict[str, Any]
 
@@ -62,12 +76,99 @@ def shown(workspace: Path, hits: Sequence[Row], locs: Sequence[Row]) -> bool:
     return False
 
 
-def run_config(set_dir: Path, config: str, tmp: Path) -> list[Row]:
+_CURATED = re.compile(r"^L(\d+): (.*)$", re.MULTILINE)
+
+
+class AnnotatedConsolidator(BaseChatModel):
+    """Answers a consolidation turn as the set's annotations say: every curated line shown
+    that states an earlier value (``stale`` in ``MEMORY.md``) updated to the newest line
+    stating the current one, dated with its day; nothing for a line already current."""
+
+    updates: dict[int, tuple[str, str]]  # curated line -> (newest current line, its day)
+
+    @property
+    def _llm_type(self) -> str:
+        return "annotated-consolidator"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        return self
+
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                  run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        prompt = messages[-1].content if isinstance(messages[-1].content, str) else ""
+        edits = []
+        for number, text in _CURATED.findall(prompt):
+            update = self.updates.get(int(number))
+            if update is not None and update[0] not in text:
+                edits.append({"action": "update", "lines": f"L{number}",
+                              "text": f"- {update[0]} (as of {update[1]})",
+                              "reason": "a newer note states the current value"})
+        call = {"name": PROPOSAL_TOOL, "args": {"edits": edits}, "id": "call_1",
+                "type": "tool_call"}
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content="",
+                                                                         tool_calls=[call]))])
+
+
+def _line(workspace: Path, loc: Row) -> str:
+    text = (workspace / loc["path"]).read_text(encoding="utf-8").splitlines()[loc["line"] - 1]
+    return str(text.strip().lstrip("-*").strip())
+
+
+def consolidated(workspace: Path, queries: list[Row], copy: Path, index: Path) -> dict[str, int]:
+    """One consolidation pass over ``copy`` (a copy of ``workspace``), then a second; the
+    questions' annotations moved to the updated curated lines."""
+    shutil.copytree(workspace, copy)
+    updates: dict[int, tuple[str, str]] = {}
+    for query in queries:
+        logs = sorted((loc for loc in query["gold"] if loc["path"] != "MEMORY.md"),
+                      key=lambda loc: loc["path"])
+        if query["kind"] != "current" or not logs:
+            continue
+        day = Path(logs[-1]["path"]).stem
+        for loc in query.get("stale", []):
+            if loc["path"] == "MEMORY.md":
+                updates[loc["line"]] = (_line(workspace, logs[-1]), day)
+                query["gold"] = [*query["gold"], loc]  # it states the current value now
+        query["stale"] = [loc for loc in query.get("stale", []) if loc["path"] != "MEMORY.md"]
+    for query in queries:  # an updated curated line no longer states the earlier value
+        if query["kind"] == "history":
+            query["gold"] = [loc for loc in query["gold"]
+                             if not (loc["path"] == "MEMORY.md" and loc["line"] in updates)]
+    model = AnnotatedConsolidator(updates=updates)
+    moment = datetime.now(UTC)
+    with MemoryIndex.open(copy, index_path=index) as memory:
+        memory.sync()
+        for _ in range(2):
+            first = MemoryConsolidation(memory, model, days=3650, max_input_tokens=200_000,
+                                        clock=lambda: moment).run()
+            if not first.over_limit:
+                break
+        again = MemoryConsolidation(memory, model, days=3650, max_input_tokens=200_000,
+                                    clock=lambda: moment).run()
+        memory.sync()
+    curated = (copy / "MEMORY.md").read_text(encoding="utf-8").splitlines()
+    history = "".join(p.read_text(encoding="utf-8") for p in (copy / "memory-history").rglob("*.md"))
+    old = {n: _line(workspace, {"path": "MEMORY.md", "line": n}) for n in updates}
+    return {"changed": len(updates),
+            "stale_left": sum(any(text in line for line in curated) for text in old.values()),
+            "lost": sum(text not in history for text in old.values()),
+            "second_run": len(again.applied) + len(again.skipped)}
+
+
+def run_config(set_dir: Path, config: str, tmp: Path,
+               tally: dict[str, int] | None = None) -> list[Row]:
     rows: list[Row] = []
     for workspace in sorted(p for p in set_dir.iterdir() if (p / "queries.jsonl").is_file()):
         queries = [json.loads(line) for line in
                    (workspace / "queries.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
         index = tmp / f"{workspace.name}-{config}.sqlite"
+        if config == "consolidated":
+            copy = tmp / f"{workspace.name}-consolidated"
+            figures = consolidated(workspace, queries, copy, index)
+            if tally is not None:
+                for key, value in figures.items():
+                    tally[key] = tally.get(key, 0) + value
+            workspace = copy
         with MemoryIndex.open(workspace, index_path=index, **CONFIGS[config]) as memory:
             memory.sync()
             for query in queries:
@@ -104,14 +205,16 @@ def figures(rows: Sequence[Row]) -> dict[str, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("set_dir", type=Path)
-    parser.add_argument("--configs", default="default,keyword-only,score-order")
+    parser.add_argument("--configs", default="default,keyword-only,score-order,consolidated")
     args = parser.parse_args()
     configs = args.configs.split(",")
     if unknown := [c for c in configs if c not in CONFIGS]:
         parser.error(f"unknown config {unknown[0]!r}; one of {', '.join(CONFIGS)}")
     print(machine_report())
+    tally: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        rows = [row for config in configs for row in run_config(args.set_dir, config, Path(tmp))]
+        rows = [row for config in configs
+                for row in run_config(args.set_dir, config, Path(tmp), tally)]
     columns = list(figures(rows))
     print(f"{'config':<13} {'lang':<4} " + " ".join(f"{c:>12}" for c in columns))
     for config in configs:
@@ -120,6 +223,10 @@ def main() -> None:
             if chosen:
                 values = figures(chosen)
                 print(f"{config:<13} {lang:<4} " + " ".join(f"{values[c]:>12}" for c in columns))
+    if tally:
+        print(f"consolidated: {tally['changed']} curated lines stating an earlier value; "
+              f"stale left {tally['stale_left']}, lost {tally['lost']}, "
+              f"second run {tally['second_run']}")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,7 @@
-"""The query pipeline: candidates -> fusion -> decay -> MMR -> threshold -> hits.
+"""The query pipeline, as stages over what the ones before produced: the question read once
+(bounded, dates spelled out, the anchor of "before X" taken out), candidates from both sides,
+fusion into one ranking (decay and MMR when on), the relevance gates (search/gates.py), the
+time stage (search/recency.py) and presentation (search/hits.py: snippets, the budget).
 
 Keyword and vector candidates are gathered independently (a failure of either side degrades
 the mode, it never raises). Every hit carries a :class:`HitExplanation`, so an empty or
@@ -10,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
-from typing import Literal
 
 import numpy as np
 
@@ -18,25 +20,24 @@ from openclaw_memory.config import SearchSettings
 from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.errors import EmbeddingError, IndexCorruptError, StoreError
 from openclaw_memory.files.workspace import is_daily
-from openclaw_memory.search.absent import absent_gate, absent_terms
 from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.before import split_anchor
 from openclaw_memory.search.coverage import coverages
 from openclaw_memory.search.dateforms import spell_dates
 from openclaw_memory.search.dates import (
     DateWindow,
-    about_a_period,
     in_windows,
     mentions_windows,
     question_dates,
 )
+from openclaw_memory.search.gates import Gated, Ranked, gate_candidates
 from openclaw_memory.search.hits import build_hits, focus_snippets
 from openclaw_memory.search.keywords import candidate_query, keyword_candidates
 from openclaw_memory.search.querylimits import bound_query
 from openclaw_memory.search.querylines import best_line_cosines, blend, query_lines
 from openclaw_memory.search.ranking import Candidate, decay_multiplier, evidence, fuse, mmr_order
 from openclaw_memory.search.recency import LOOKAHEAD, looks_wider, newer_first
-from openclaw_memory.search.request import SearchRequest
+from openclaw_memory.search.request import Mode, SearchRequest
 from openclaw_memory.search.subject_reads import curated_reader, subject_reader
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.search.translation import QueryTranslation, present, translate_query
@@ -45,7 +46,6 @@ from openclaw_memory.types import SearchHit
 
 __all__ = ["SearchOutcome", "SearchRequest", "run_search"]  # SearchRequest: search/request.py
 
-Mode = Literal["hybrid", "keyword-only", "vector-only"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,22 +66,6 @@ def _query_vector(provider: EmbeddingProvider, query: str) -> np.ndarray | None:
     if vector.size == 0 or not np.any(vector):
         return None  # a zero query vector carries no signal; cosine would be undefined
     return vector
-
-
-def _exact_keyword_keys(store: SearchBackend, query: str, keys: Sequence[int]) -> set[int]:
-    """Chunks among ``keys`` that contain every search term of the query (as the keyword
-    index tokenises them), matched among those chunks alone rather than by an AND query over
-    the whole index."""
-    terms = keyword_terms(query)
-    if not terms or not keys:
-        return set()
-    try:
-        found = store.terms_in(terms, keys)
-    except IndexCorruptError:
-        raise
-    except StoreError:
-        return set()
-    return set.intersection(*(found[t] for t in terms)) & set(keys)
 
 
 def _apply_decay(items: list[Candidate], rows: dict[int, ChunkRow], request: SearchRequest,
@@ -258,26 +242,6 @@ def _translation(store: SearchBackend, query: str, provider: EmbeddingProvider |
     return present(translation, containing)
 
 
-def _gate(fused: Sequence[Candidate], settings: SearchSettings, period_only: bool) -> str | None:
-    """Why nothing is relevant (None when something is): too little evidence on either side.
-
-    Off-topic questions still have nearest chunks; what they lack is a chunk close in meaning
-    and words (the absolute score) or one that holds most of the question's rare words.
-    Keyword strength and the date bonus are left out: an off-topic question has a best
-    keyword match too, and may name a date. A question about a period and nothing else
-    ("what did we do yesterday?") is answered by the notes of that period.
-    """
-    if period_only and any(c.date_match for c in fused):
-        return None
-    best = max((evidence(c, settings.strength_weight, settings.date_weight) for c in fused),
-               default=0.0)
-    best_cov = max((c.text_score for c in fused if c.text_score is not None), default=0.0)
-    if best >= settings.relevance_gate or best_cov >= settings.keyword_gate:
-        return None
-    return (f"nothing relevant: best score {best:.2f} < {settings.relevance_gate:.2f} "
-            f"and best keyword coverage {best_cov:.2f} < {settings.keyword_gate:.2f}")
-
-
 def _line_cosines(store: SearchBackend, provider: EmbeddingProvider | None,
                   request: SearchRequest, found: _Candidates, settings: SearchSettings,
                   notes: list[str]) -> dict[int, float]:
@@ -339,30 +303,78 @@ def _same_dates(anchorless: str, request: SearchRequest, settings: SearchSetting
 
 def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request: SearchRequest,
                settings: SearchSettings) -> SearchOutcome:
-    """Answer one query. Never raises for bad query text; store errors surface as notes."""
+    """Answer one query. Never raises for bad query text; store errors surface as notes.
+
+    Stages, each over what the ones before produced: the question read once, candidates from
+    both sides, fusion into one ranking, the relevance gates, the time stage (which of a
+    subject's facts is newer), and presentation (snippets within the budget)."""
+    notes: list[str] = []
+    question = _read_question(request, settings, notes)
+    if question is None:
+        return SearchOutcome((), _mode(provider, settings, None), (*notes, "empty query"))
+    request = question.request
+    translation = _translation(store, request.keywords, provider, settings)
+    if translation is not None:
+        request = replace(request, translation=translation)
+    found = _gather(store, provider, request, settings, notes)
+    ranked = _fused(store, provider, request, settings, found, translation, notes)
+    gated = gate_candidates(store, request, settings, ranked, notes)
+    hits = build_hits(gated.kept, ranked.scores, ranked.rows, request, settings, gated.rescued)
+    hits = _time_stage(store, provider, request, settings, ranked, gated, hits, question.anchor)
+    budget = (settings.max_injected_chars if request.max_injected_chars is None
+              else request.max_injected_chars)
+    hits = within_budget(focus_snippets(hits, ranked.rows, request, settings.snippet_chars),
+                         budget, notes)
+    fused = ranked.fused
+    best = ranked.scores[fused[0].key] if fused else None
+    if not hits and not any(n.startswith("nothing relevant") for n in notes):
+        notes.append(
+            "nothing relevant: no chunk scored at least min_score "
+            f"{ranked.min_score:.2f}" + (f" (best {best:.3f})" if best is not None else ""))
+    if gated.weak:
+        notes.append(f"low confidence: the best score reached low_confidence_gate "
+                     f"{settings.low_confidence_gate:.2f}; {len(gated.weak)} hit(s) shown apart")
+    return SearchOutcome(hits, ranked.mode, tuple(notes), found.error, best,
+                         low_confidence=gated.weak)
+
+
+@dataclass(frozen=True, slots=True)
+class _Question:
+    """The question as every stage reads it: bounded, dates spelled out, and without the
+    later value a question about what came before names (``anchor``)."""
+
+    request: SearchRequest
+    anchor: str | None
+
+
+def _read_question(request: SearchRequest, settings: SearchSettings,
+                   notes: list[str]) -> _Question | None:
     bounded = bound_query(request.query)
-    notes: list[str] = list(bounded.notes)
+    notes.extend(bounded.notes)
     # Numeric dates spelled out: "10.01.2024" is searched as "10 January 2024".
     request = replace(request, query=spell_dates(bounded.text, settings.date_order),
                       keyword_query=None if bounded.keyword_text is None
                       else spell_dates(bounded.keyword_text, settings.date_order))
     if not request.query.strip():
-        return SearchOutcome((), _mode(provider, settings, None), (*notes, "empty query"))
+        return None
     anchored = split_anchor(request.query)
     if anchored is not None and not _same_dates(anchored.asked, request, settings):
         anchored = None
-    if anchored is not None:
-        # "...before Berlin?": Berlin's lines would crowd out the answer. An anchor that is a
-        # day ("the day before yesterday") names the period asked about and stays.
-        request = replace(request, query=anchored.asked, keyword_query=anchored.asked)
-    translation = _translation(store, request.keywords, provider, settings)
-    if translation is not None:
-        request = replace(request, translation=translation)
-    found = _gather(store, provider, request, settings, notes)
+    if anchored is None:
+        return _Question(request, None)
+    # "...before Berlin?": Berlin's lines would crowd out the answer. An anchor that is a
+    # day ("the day before yesterday") names the period asked about and stays.
+    return _Question(replace(request, query=anchored.asked, keyword_query=anchored.asked),
+                     anchored.anchor)
+
+
+def _fused(store: SearchBackend, provider: EmbeddingProvider | None, request: SearchRequest,
+           settings: SearchSettings, found: _Candidates,
+           translation: QueryTranslation | None, notes: list[str]) -> Ranked:
     mode = _mode(provider, settings, found.error)
     absolute = settings.fusion == "absolute" and bool(found.vector_hits)
-    windows = (question_dates(request.query, request.now.date(), settings.date_order)
-               if absolute and settings.date_weight > 0 else ())
+    windows = tuple(question_dates(request.query, request.now.date(), settings.date_order)
+                    if absolute and settings.date_weight > 0 else ())
     found.dated = _dated_candidates(store, found, request, windows,
                                     min(200, request.max_results * settings.candidate_multiplier))
     extra_vector, extra_text = ({}, {}) if settings.fusion not in ("calibrated", "absolute") else (
@@ -403,87 +415,24 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     # A hit's score is its evidence: the bonuses that order candidates (keyword strength, a
     # date the question names) say how it compares with the others, not how relevant it is.
     scores = {c.key: evidence(c, settings.strength_weight, settings.date_weight) for c in fused}
-    absent = absent_terms(store, request, settings) if fused else ()
-    if absent and absolute:
-        # What the question names, or its rare words, memory never holds: evidence that it is
-        # about something else. Every score is lowered so that a candidate reaching the absent
-        # gate reaches the relevance gate (and an explicit min_score sees lowered scores).
-        factor = min(1.0, settings.relevance_gate / max(absent_gate(absent, settings), 1e-9))
-        scores = {key: score * factor for key, score in scores.items()}
-    # A question about a period and nothing else ("what did we do yesterday?") is answered by
-    # that period's notes, however little their words or meaning say about the question.
-    period_only = bool(windows) and about_a_period(request.query)
-    passing = [c for c in fused if scores[c.key] >= min_score or (period_only and c.date_match)]
-    below = [c for c in fused if scores[c.key] < min_score and c.text_rank is not None]
-    # Keyword evidence is never thrown away by the threshold: any chunk containing every query
-    # term stays (OpenClaw complaint: 0.35 dropped exact hits), and so does the best keyword
-    # hit, except where absolute scores decide relevance (an off-topic question's best
-    # keyword hit shares a common word, nothing more).
-    rescued = _exact_keyword_keys(store, request.keywords, [c.key for c in below])
-    weak: tuple[SearchHit, ...] = ()
-    if (absent and request.min_score is None
-            and not (absolute and max(scores.values()) >= settings.relevance_gate)):
-        # Everyone the question names (or a rare word of one naming nobody) is missing from
-        # memory: what matched is most likely about something else. Shown apart, as low
-        # confidence, like any question turned away.
-        notes.append(f"nothing relevant: {', '.join(absent)} "
-                     f"appear{'s' if len(absent) == 1 else ''} nowhere in memory")
-        weak = _low_confidence(passing, scores, rows, request, settings) if absolute else ()
-        passing, rescued = [], set()
-    elif absolute:
-        closed = _gate(fused, settings, period_only) if request.min_score is None else None
-        if closed is not None:
-            notes.append(closed)
-            # A chunk holding every query term is still a hit; only without one is there
-            # nothing relevant, and room for the low-confidence band.
-            weak = () if rescued else _low_confidence(passing, scores, rows, request, settings)
-            passing = []
-    else:
-        rescued |= {c.key for c in below if c.text_rank == 1}
-    kept_keys = {c.key for c in passing} | rescued
-    kept = [c for c in fused if c.key in kept_keys]
-    hits = build_hits(kept, scores, rows, request, settings, rescued)
-    embed = None if provider is None or mode != "hybrid" else provider.embed_for_search
-    anchor = None if anchored is None else anchored.anchor
+    return Ranked(fused, rows, scores, mode, absolute, windows, min_score)
+
+
+def _time_stage(store: SearchBackend, provider: EmbeddingProvider | None,
+                request: SearchRequest, settings: SearchSettings, ranked: Ranked,
+                gated: Gated, hits: tuple[SearchHit, ...],
+                anchor: str | None) -> tuple[SearchHit, ...]:
+    """Every hit dated; with ``search.newer_first``, the newer of a subject's facts first."""
+    embed = None if provider is None or ranked.mode != "hybrid" else provider.embed_for_search
     if settings.newer_first and embed is not None and looks_wider(request.query, hits,
                                                                    anchored=anchor is not None):
         # A question about how things are looks further, so that a newer answer just past
         # the first k is found; what newer_first does not move up is cut back to k. The
         # first k stay as built: further chunks would fold into their passages.
-        further = build_hits(kept, scores, rows, replace(
-            request, max_results=request.max_results * LOOKAHEAD), settings, rescued)
+        further = build_hits(gated.kept, ranked.scores, ranked.rows, replace(
+            request, max_results=request.max_results * LOOKAHEAD), settings, gated.rescued)
         hits = (*hits, *further[len(hits):])
-    # Every hit is dated; reordering newer first is opt-in (search.newer_first).
-    hits = newer_first(hits, request.query, embed, reorder=settings.newer_first,
+    return newer_first(hits, request.query, embed, reorder=settings.newer_first,
                        curated_text=curated_reader(store, hits),
                        subject_text=subject_reader(store, request),
                        anchor=anchor)[:request.max_results]
-    budget = (settings.max_injected_chars if request.max_injected_chars is None
-              else request.max_injected_chars)
-    hits = within_budget(focus_snippets(hits, rows, request, settings.snippet_chars), budget, notes)
-    best = scores[fused[0].key] if fused else None
-    if not hits and not any(n.startswith("nothing relevant") for n in notes):
-        notes.append(
-            "nothing relevant: no chunk scored at least min_score "
-            f"{min_score:.2f}" + (f" (best {best:.3f})" if best is not None else ""))
-    if weak:
-        notes.append(f"low confidence: the best score reached low_confidence_gate "
-                     f"{settings.low_confidence_gate:.2f}; {len(weak)} hit(s) shown apart")
-    return SearchOutcome(hits, mode, tuple(notes), found.error, best, low_confidence=weak)
-
-
-def _low_confidence(passing: Sequence[Candidate], scores: Mapping[int, float],
-                    rows: Mapping[int, ChunkRow], request: SearchRequest,
-                    settings: SearchSettings) -> tuple[SearchHit, ...]:
-    """The gated-away candidates, when the best of them still reaches ``low_confidence_gate``.
-
-    A paraphrase or a question in another language can be about a note and still score under
-    the gate, beside off-topic questions (an encoder limit, docs/retrieval.md). The
-    gate's verdict stands; these are what a model may check, marked as such.
-    """
-    floor = settings.low_confidence_gate
-    if floor >= settings.relevance_gate or max(scores.values(), default=0.0) < floor:
-        return ()
-    # As above the gate: the best candidate decides, then every candidate over min_score.
-    return focus_snippets(build_hits(passing, scores, rows, request, settings, set()), rows, request,
-                          settings.snippet_chars) if passing else ()

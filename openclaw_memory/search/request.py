@@ -6,10 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
 from openclaw_memory.search.translation import QueryTranslation
 
-__all__ = ["SearchRequest"]
+__all__ = ["Mode", "SearchRequest"]
+
+#: How a search was answered: both sides, or one of them alone.
+Mode = Literal["hybrid", "keyword-only", "vector-only"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,11 +9,13 @@ cost of an embedding model is excluded for every system measured.
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import re
 import resource
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -223,3 +225,42 @@ def precomputed_embeddings(table: dict[str, FloatArray]) -> Any:
 
     return PrecomputedEmbeddings()
 
+
+
+class EmbeddingsServer:
+    """``POST /v1/embeddings`` on 127.0.0.1, answered by ``provider``: an embedding provider
+    that costs per call (the ``openai`` client over real HTTP) with vectors the benchmark
+    controls. ``requests`` counts the calls; ``url`` is the ``base_url`` to give it."""
+
+    def __init__(self, provider: EmbeddingProvider) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        server = self
+        self.requests = 0
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                texts = [body["input"]] if isinstance(body["input"], str) else list(body["input"])
+                vectors = provider.embed_documents(texts)
+                server.requests += 1
+                payload = json.dumps({
+                    "object": "list", "model": body.get("model", "bench"),
+                    "data": [{"object": "embedding", "index": i, "embedding": v.tolist()}
+                             for i, v in enumerate(vectors)],
+                    "usage": {"prompt_tokens": 0, "total_tokens": 0}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args: Any) -> None:
+                return None
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self._httpd.shutdown()

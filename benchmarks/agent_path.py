@@ -37,9 +37,7 @@ import pickle
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +46,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _common import machine_report  # noqa: E402
+from _common import EmbeddingsServer, machine_report  # noqa: E402
 from scale import Scaled, Tabled, build_workspace, load_sources  # noqa: E402
 
 from openclaw_memory import MemoryIndex  # noqa: E402
@@ -110,31 +108,6 @@ print(json.dumps({"first": ms(first), "ready": ready, "warm": ms(warm), "exact":
 """
 
 
-class _Embeddings(BaseHTTPRequestHandler):
-    """``POST /v1/embeddings`` answered with the benchmark's vectors."""
-
-    provider: Tabled
-    requests = 0
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        texts = [body["input"]] if isinstance(body["input"], str) else list(body["input"])
-        vectors = self.provider.embed_documents(texts)
-        type(self).requests += 1
-        payload = json.dumps({"object": "list", "model": MODEL,
-                              "data": [{"object": "embedding", "index": i,
-                                        "embedding": v.tolist()} for i, v in enumerate(vectors)],
-                              "usage": {"prompt_tokens": 0, "total_tokens": 0}}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args: Any) -> None:
-        return None
-
-
 def _build(scaled: Scaled, index: Path, embedding: dict[str, Any],
            embedder: Tabled | None) -> float:
     started = time.perf_counter()
@@ -169,11 +142,9 @@ def main() -> None:
         table.write_bytes(pickle.dumps({"table": scaled.table, "questions": scaled.questions,
                                         "dims": tabled.width}))
         np.save(tmp / "matrix.npy", np.ascontiguousarray(scaled.vectors))
-        _Embeddings.provider = tabled
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Embeddings)
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        server = EmbeddingsServer(tabled)
         costly = {"provider": "openai", "model": MODEL, "api_key": "sk-local",
-                  "base_url": f"http://127.0.0.1:{httpd.server_address[1]}/v1"}
+                  "base_url": server.url}
         kinds = {"local": ({"provider": "auto"}, tabled), "costly": (costly, None)}
         built = {name: _build(scaled, tmp / f"{name}.sqlite", embedding, embedder)
                  for name, (embedding, embedder) in kinds.items()}
@@ -184,7 +155,7 @@ def main() -> None:
         print(f"{'provider':<36} {'first 10':>9} {'ready s':>8} {'warm':>7} {'exact':>7} "
               f"{'warm/exact':>11} {'first/warm':>11} {'time stage':>11} {'bumps':>6} {'HTTP':>6}")
         for name, (embedding, _) in kinds.items():
-            before = _Embeddings.requests
+            before = server.requests
             got = _probe({"kind": name, "embedding": embedding, "ws": str(scaled.ws),
                           "index": str(tmp / f"{name}.sqlite"), "table": str(table),
                           "matrix": str(tmp / "matrix.npy"), "questions": args.questions})
@@ -193,8 +164,8 @@ def main() -> None:
             print(f"{label:<36} {got['first']:8.1f}  {got['ready']:7.2f} {got['warm']:7.1f} "
                   f"{got['exact']:7.2f} {got['warm'] / got['exact']:10.1f}x "
                   f"{got['first'] / got['warm']:10.1f}x {got['stage']:10.2f} "
-                  f"{int(got['bumps']):6d} {_Embeddings.requests - before:6d}")
-        httpd.shutdown()
+                  f"{int(got['bumps']):6d} {server.requests - before:6d}")
+        server.close()
     print("ms: p50 over the questions; time stage: median of (newer_first on - off), paired")
     print(machine_report())
 

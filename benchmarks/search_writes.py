@@ -23,9 +23,7 @@ import sqlite3
 import statistics
 import sys
 import tempfile
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -33,38 +31,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _common import machine_report  # noqa: E402
+from _common import EmbeddingsServer, machine_report  # noqa: E402
 
 from openclaw_memory import MemoryIndex  # noqa: E402
-from openclaw_memory.embeddings.base import EmbeddingProvider  # noqa: E402
 
 TEAM = ROOT / "notebooks" / "data" / "kestrel-team"
-
-
-class _Embeddings(BaseHTTPRequestHandler):
-    """``POST /v1/embeddings`` answered by a local provider."""
-
-    provider: EmbeddingProvider
-    requests = 0
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        texts = [body["input"]] if isinstance(body["input"], str) else list(body["input"])
-        vectors = self.provider.embed_documents(texts)
-        type(self).requests += 1
-        payload = json.dumps({"object": "list", "model": body.get("model", "local"),
-                              "data": [{"object": "embedding", "index": i,
-                                        "embedding": [float(x) for x in v]}
-                                       for i, v in enumerate(vectors)],
-                              "usage": {"prompt_tokens": 0, "total_tokens": 0}}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args: Any) -> None:
-        return None
 
 
 def _cache_rows(index: Path) -> int:
@@ -80,7 +51,7 @@ def _questions() -> list[str]:
 
 
 def _run(name: str, ws: Path, index: Path, settings: dict[str, Any], rounds: int,
-         server: type[_Embeddings] | None) -> str:
+         server: EmbeddingsServer | None) -> str:
     with MemoryIndex.open(ws, index_path=index, **settings) as memory:
         memory.sync()
         assert memory.provider is not None
@@ -113,18 +84,16 @@ def main() -> None:
         with MemoryIndex.open(ws, index_path=Path(tmp) / "local.sqlite") as local:
             raw = local.provider_choice().provider
             assert raw is not None
-            _Embeddings.provider = raw
-            httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Embeddings)
-            threading.Thread(target=httpd.serve_forever, daemon=True).start()
-            url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+            server = EmbeddingsServer(raw)
+            url = server.url
             print(f"{'provider':34} {'costly':>6} {'searches':>9} {'generation bumps':>17} "
                   f"{'cache rows added':>17} {'HTTP requests':>14} {'p50 ms':>10}")
             print(_run("openai (HTTP, local model behind)", ws, Path(tmp) / "api.sqlite",
                        {"embedding": {"provider": "openai", "base_url": url, "api_key": "local",
-                                      "model": "local-minilm"}}, args.rounds, _Embeddings))
+                                      "model": "local-minilm"}}, args.rounds, server))
             print(_run("local (the default)", ws, Path(tmp) / "local.sqlite", {}, args.rounds,
                        None))
-            httpd.shutdown()
+            server.close()
     print(machine_report())
 
 

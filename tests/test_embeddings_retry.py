@@ -108,3 +108,16 @@ def test_only_a_rate_limit_stretches_the_last_wait_to_the_rate_window():
     with pytest.raises(EmbeddingError, match="gave up after 6 retries"):
         run(Flaky(*[server_error] * 7), waits)
     assert waits == [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]  # plain doubling, no wait for a window
+
+
+def test_a_connection_never_made_is_told_from_one_that_dropped_along_the_causes():
+    import httpx
+
+    from openclaw_memory.embeddings.retry import never_connected
+
+    refused = httpx.ConnectError("[Errno 111] Connection refused")
+    wrapped = RuntimeError("client error")
+    wrapped.__cause__ = refused
+    assert never_connected(refused) and never_connected(wrapped)
+    assert not never_connected(httpx.ReadError("connection reset mid-answer"))
+    assert not never_connected(TimeoutError("slow"))

@@ -34,7 +34,7 @@ from openclaw_memory.embeddings.base import (
 )
 from openclaw_memory.embeddings.batch_jobs import BatchJobs, JobPart
 from openclaw_memory.embeddings.openai_batch import OpenAIBatches
-from openclaw_memory.embeddings.retry import parse_retry_after, retry_call
+from openclaw_memory.embeddings.retry import never_connected, parse_retry_after, retry_call
 from openclaw_memory.errors import EmbeddingError, ProviderUnavailableError
 from openclaw_memory.redact import SAFE_HEADERS, redact_text, url_secrets
 from openclaw_memory.store.paths import state_dir
@@ -360,23 +360,10 @@ def translate_error(exc: Exception, timeout: float) -> EmbeddingError:
         return EmbeddingError(f"{_NAME}: request timed out after {timeout:g} s", retryable=True)
     if isinstance(exc, openai.APIConnectionError):
         return EmbeddingError(f"{_NAME}: connection failed: {exc}", retryable=True,
-                              unreachable=_nothing_answered(exc))
+                              unreachable=never_connected(exc))
     if isinstance(exc, openai.APIStatusError):
         return _status_error(exc)
     return EmbeddingError(f"{_NAME}: {type(exc).__name__}: {exc}")
-
-
-def _nothing_answered(exc: BaseException) -> bool:
-    """The connection was never made (refused, unknown host), as opposed to one that dropped.
-
-    Matched by name: the ``openai`` client's transport is httpx or, in some releases, a
-    renamed copy of it (``httpx2``), and both name the failure ``ConnectError``."""
-    cause: BaseException | None = exc
-    while cause is not None:
-        if any(kind.__name__ == "ConnectError" for kind in type(cause).__mro__):
-            return True
-        cause = cause.__cause__ or cause.__context__
-    return False
 
 
 def _status_error(exc: Any) -> EmbeddingError:

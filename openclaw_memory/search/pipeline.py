@@ -319,14 +319,14 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     found = _gather(store, provider, request, settings, notes)
     ranked = _fused(store, provider, request, settings, found, translation, notes)
     gated = gate_candidates(store, request, settings, ranked, notes)
-    hits = build_hits(gated.kept, ranked.scores, ranked.rows, request, settings, gated.rescued)
+    hits = build_hits(gated.kept, gated.scores, ranked.rows, request, settings, gated.rescued)
     hits = _time_stage(store, provider, request, settings, ranked, gated, hits, question.anchor)
     budget = (settings.max_injected_chars if request.max_injected_chars is None
               else request.max_injected_chars)
     hits = within_budget(focus_snippets(hits, ranked.rows, request, settings.snippet_chars),
                          budget, notes)
     fused = ranked.fused
-    best = ranked.scores[fused[0].key] if fused else None
+    best = gated.scores[fused[0].key] if fused else None
     if not hits and not any(n.startswith("nothing relevant") for n in notes):
         notes.append(
             "nothing relevant: no chunk scored at least min_score "
@@ -429,7 +429,7 @@ def _time_stage(store: SearchBackend, provider: EmbeddingProvider | None,
         # A question about how things are looks further, so that a newer answer just past
         # the first k is found; what newer_first does not move up is cut back to k. The
         # first k stay as built: further chunks would fold into their passages.
-        further = build_hits(gated.kept, ranked.scores, ranked.rows, replace(
+        further = build_hits(gated.kept, gated.scores, ranked.rows, replace(
             request, max_results=request.max_results * LOOKAHEAD), settings, gated.rescued)
         hits = (*hits, *further[len(hits):])
     return newer_first(hits, request.query, embed, reorder=settings.newer_first,

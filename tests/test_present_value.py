@@ -5,6 +5,8 @@ words and cue words); nothing moves when the best-fitting line is about somethin
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +15,12 @@ import pytest
 from search_hits import cited_hit, curated_lines, default_embed
 
 from openclaw_memory import MemoryIndex
+from openclaw_memory.config import SearchSettings
 from openclaw_memory.search.attributes import attributes_of, hinted_attributes
+from openclaw_memory.search.pipeline import _read_question
 from openclaw_memory.search.present_value import CUE_WEIGHT, _alike, asks_now, asks_present, question_subject
 from openclaw_memory.search.recency import newer_first
+from openclaw_memory.search.request import SearchRequest
 
 
 @pytest.fixture(scope="module")
@@ -420,3 +425,23 @@ def test_a_possessive_cue_is_read_with_the_subject_named(embed: Any) -> None:
     job = cited_hit("memory/2025-03-16.md", "- Bruno Silva is with Fabrikam since Monday.", 0.4)
     ranked = newer_first([place, curated, job], "Which company is Bruno Silva at now?", embed)
     assert [h.path for h in ranked][:2] == ["memory/2025-03-16.md", "MEMORY.md"]
+
+
+
+@pytest.mark.parametrize(("question", "keywords"), [
+    ("小周现在的领导是谁？", "小周的领导是谁？"),
+    ("Where does Ada live now?", "Where does Ada live ?"),
+    ("Who currently owns the billing service?", "Who owns the billing service?"),
+])
+def test_the_words_asking_for_now_are_not_searched_as_the_questions_words(
+        question: str, keywords: str) -> None:
+    # 现在 ("now") says when the question asks about, not what: as a keyword it matched no
+    # note and held "小周现在的领导是谁" under the keyword coverage gate (nothing was found);
+    # the time stage still reads it from the question.
+    request = SearchRequest(question, 6, None, ("memory",), True, datetime(2026, 11, 29))
+    read = _read_question(request, SearchSettings(), [])
+    assert read is not None
+    assert read.request.query == question and read.request.keywords == keywords
+    unchanged = _read_question(replace(request, query="Where did Ada live in 2020?"),
+                               SearchSettings(), [])
+    assert unchanged is not None and unchanged.request.keywords == unchanged.request.query

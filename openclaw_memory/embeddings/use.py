@@ -25,7 +25,7 @@ from openclaw_memory.config import EmbeddingSettings
 from openclaw_memory.embeddings.base import EmbeddingProvider, FloatArray, provider_key_for
 from openclaw_memory.embeddings.digests import file_sha256
 from openclaw_memory.embeddings.model_cache import cache_path, load_or_build
-from openclaw_memory.embeddings.use_vocab import map_vocabulary
+from openclaw_memory.embeddings.use_vocab import map_vocabulary, settle_vocabulary
 from openclaw_memory.errors import EmbeddingError, ProviderUnavailableError
 
 __all__ = ["USE_DIMS", "USE_MODEL_NAME", "USE_WEIGHTS_SHA256", "MultilingualUSEProvider"]
@@ -120,6 +120,7 @@ class MultilingualUSEProvider(EmbeddingProvider):
         clean = [_clean(t) for t in texts]
         try:
             with self._run_lock:
+                settle_vocabulary(getattr(encoder, "_sp", None), sum(map(len, clean)))
                 vectors = np.asarray(encoder.encode(clean), dtype=np.float32)
         except Exception as exc:  # numpy/tokenizer failures on odd input become ours
             raise EmbeddingError(f"local embeddings (USE) failed: {exc}") from exc

@@ -18,11 +18,17 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BUILD_AFTER", "MappedPieces", "MappedPrefixes", "map_vocabulary"]
+__all__ = ["BUILD_AFTER", "MANY_CHARS", "MappedPieces", "MappedPrefixes", "map_vocabulary",
+           "settle_vocabulary"]
 
 #: Lookups answered by binary search before the dict is built (a question takes a few
 #: hundred; a 400-token chunk a few thousand).
 BUILD_AFTER = 20_000
+#: Text in one batch past which the tokenizer gets the dict itself before it runs: a batch
+#: of chunks (indexing) makes about two lookups a character, and each through
+#: :meth:`MappedPrefixes.get` costs a Python call more than the dict's own ``get`` (0.3 s of
+#: 5.8 over 300 chunks, measured with cProfile).
+MANY_CHARS = 4_000
 
 
 def _byte_array(texts: list[bytes]) -> np.ndarray:
@@ -68,7 +74,13 @@ class MappedPrefixes:
             return int(self._values[at])
         return default
 
+    @property
+    def built(self) -> bool:
+        return self._table is not None
+
     def as_dict(self) -> dict[str, int]:
+        if self._table is not None:
+            return self._table
         return dict(zip((key.decode("utf-8", errors="surrogatepass") for key in self._keys.tolist()),
                         self._values.tolist(), strict=True))
 
@@ -116,3 +128,12 @@ def map_vocabulary(tokenizer: Any) -> None:
             tokenizer._pieces = MappedPieces.from_list(pieces)
     except ValueError:  # a vocabulary these arrays cannot hold stays as it was: slower, right
         return
+
+
+def settle_vocabulary(tokenizer: Any, chars: int) -> None:
+    """Before tokenizing ``chars`` characters: the dict itself in place of the mapped form
+    when the batch is large or the mapped form already built it (each lookup then skips a
+    Python call)."""
+    prefixes = getattr(tokenizer, "_prefixes", None)
+    if isinstance(prefixes, MappedPrefixes) and (chars >= MANY_CHARS or prefixes.built):
+        tokenizer._prefixes = prefixes.as_dict()

@@ -71,3 +71,16 @@ def test_the_arrays_are_left_in_the_cache_file_and_read_mapped() -> None:
     loaded = _unpack(memoryview(out.getvalue()))
     assert loaded._keys.base is not None and not loaded._keys.flags.owndata
     assert [loaded.get(f"piece{n}") for n in (0, 500, 999)] == [0, 500, 999]
+
+
+def test_a_large_batch_gets_the_dict_itself_and_a_question_the_mapped_form(tokenizer: object) -> None:
+    from openclaw_memory.embeddings.use_vocab import MANY_CHARS, settle_vocabulary
+
+    mapped = copy.deepcopy(tokenizer)
+    map_vocabulary(mapped)
+    settle_vocabulary(mapped, 60)  # one question
+    assert isinstance(mapped._prefixes, MappedPrefixes)  # type: ignore[attr-defined]
+    settle_vocabulary(mapped, MANY_CHARS)  # a batch of chunks
+    assert mapped._prefixes == tokenizer._prefixes  # type: ignore[attr-defined]
+    assert type(mapped._prefixes) is dict  # type: ignore[attr-defined]
+    assert mapped.encode(TEXTS) == tokenizer.encode(TEXTS)  # type: ignore[attr-defined]

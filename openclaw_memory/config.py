@@ -143,8 +143,10 @@ class EmbeddingSettings(_Frozen):
         "encoder to use instead of the bundled models (the default model, Universal Sentence "
         "Encoder multilingual, is plain numpy; all-MiniLM-L6-v2 is ONNX, from the `minilm` "
         "extra, which any ONNX model needs).")
-    local_threads: int = Field(2, ge=1, description="onnxruntime intra-op threads for the ONNX "
-        "models (all-MiniLM-L6-v2, local_model_path).")
+    local_threads: int = Field(2, ge=1, description="CPU threads for the local models: "
+        "onnxruntime intra-op threads for the ONNX models (all-MiniLM-L6-v2, "
+        "local_model_path); for USE, the workers a large batch is split across, one BLAS "
+        "thread each.")
     local_model_cache: bool = Field(
         True, description="Keep a ready copy of the local model in the cache directory "
         "(`$OPENCLAW_MEMORY_CACHE_DIR`, else `$XDG_CACHE_HOME/openclaw-memory`, else "

@@ -19,13 +19,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from openclaw_memory.config import EmbeddingSettings
 from openclaw_memory.embeddings.base import EmbeddingProvider, FloatArray, provider_key_for
 from openclaw_memory.embeddings.digests import file_sha256
 from openclaw_memory.embeddings.model_cache import cache_path, load_or_build
 from openclaw_memory.embeddings.use_vocab import map_vocabulary, settle_vocabulary
+from openclaw_memory.embeddings.use_workers import encode_split
 from openclaw_memory.errors import EmbeddingError, ProviderUnavailableError
 
 __all__ = ["USE_DIMS", "USE_MODEL_NAME", "USE_WEIGHTS_SHA256", "MultilingualUSEProvider"]
@@ -104,15 +103,10 @@ class MultilingualUSEProvider(EmbeddingProvider):
         return encoder
 
     def _attach(self, encoder: Any) -> None:
-        """Re-create what a pickle cannot hold (the BLAS thread limiter) and apply this
-        process's thread budget."""
+        """Apply this process's thread budget. BLAS threads are set around a whole batch
+        (embeddings/use_workers.py), not by the encoder."""
         backend = encoder._model
-        try:
-            from threadpoolctl import ThreadpoolController
-
-            backend._threadpool = ThreadpoolController().limit
-        except Exception:
-            backend._threadpool = None
+        backend._threadpool = None
         encoder.threads = backend.threads = self.threads
 
     def _embed(self, texts: list[str]) -> FloatArray:
@@ -121,7 +115,7 @@ class MultilingualUSEProvider(EmbeddingProvider):
         try:
             with self._run_lock:
                 settle_vocabulary(getattr(encoder, "_sp", None), sum(map(len, clean)))
-                vectors = np.asarray(encoder.encode(clean), dtype=np.float32)
+                vectors = encode_split(encoder, clean, self.threads)
         except Exception as exc:  # numpy/tokenizer failures on odd input become ours
             raise EmbeddingError(f"local embeddings (USE) failed: {exc}") from exc
         return vectors.reshape(len(texts), -1)

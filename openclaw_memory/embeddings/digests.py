@@ -12,15 +12,12 @@ and is hashed again. The memo is read only when it is private to this user
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import tempfile
 import threading
 from pathlib import Path
 
-from openclaw_memory.embeddings.model_cache import private_to_user
+from openclaw_memory.embeddings.model_cache import private_to_user, replace_private
 from openclaw_memory.store.paths import cache_dir
 
 __all__ = ["file_sha256"]
@@ -79,15 +76,6 @@ def _write_memo(key: str, digest: str) -> None:
         data = {**_read_memo(), key: digest}
         # Entries for files that no longer exist (an upgraded package) are dropped.
         data = {k: v for k, v in data.items() if Path(k.split("|", 1)[0]).exists()}
-        fd, tmp = tempfile.mkstemp(dir=memo.parent, prefix=".digests-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(data, out)
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, memo)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        replace_private(memo, lambda out: out.write(json.dumps(data).encode("utf-8")))
     except OSError:
         return

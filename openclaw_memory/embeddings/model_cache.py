@@ -30,7 +30,7 @@ import tempfile
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -153,6 +153,21 @@ def _aligned(at: int) -> int:
     return -(-at // _ALIGN) * _ALIGN
 
 
+def replace_private(path: Path, write: Callable[[IO[bytes]], Any]) -> None:
+    """``path`` replaced by what ``write`` writes, as a file private to this user (0600):
+    readers see the old file or the whole new one. Raises OSError."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem[:20]}-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            write(out)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
 def _save(path: Path, model: Any, detach: Callable[[Any], None],
           attach: Callable[[Any], None]) -> None:
     try:
@@ -160,17 +175,8 @@ def _save(path: Path, model: Any, detach: Callable[[Any], None],
         os.chmod(path.parent, 0o700)
         detach(model)
         try:
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".model-", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as out:
-                    _pack(model, out)
-                os.chmod(tmp, 0o600)
-                os.replace(tmp, path)  # readers see the old file or the whole new one
-                _prune_older(path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            replace_private(path, lambda out: _pack(model, out))
+            _prune_older(path)
         finally:
             attach(model)
     except Exception as exc:  # a read-only home, a full disk: only the next start is slower

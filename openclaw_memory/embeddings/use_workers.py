@@ -13,6 +13,7 @@ around all the workers, never by a worker. A question (one short text) is encode
 
 from __future__ import annotations
 
+import functools
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -36,7 +37,9 @@ def _pool(workers: int) -> ThreadPoolExecutor:
         return pool
 
 
+@functools.cache
 def _controller() -> Any:
+    """One per process: building it lists the loaded libraries (~1.5 ms a batch otherwise)."""
     try:
         from threadpoolctl import ThreadpoolController
     except ImportError:  # the limit is an optimisation: without it, encode in one go

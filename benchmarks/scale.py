@@ -30,12 +30,14 @@ from __future__ import annotations
 import argparse
 import bisect
 import hashlib
+import itertools
 import json
 import re
 import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -119,9 +121,12 @@ def _shift_dates(text: str, days: int) -> str:
     return _DATE.sub(move, text)
 
 
-def _with_identifiers(text: str, copy: int) -> str:
-    return "\n".join(f"{line} ref{copy}x{n}" if line.strip() and not line.startswith("#")
-                     else line for n, line in enumerate(text.split("\n")))
+def _with_identifiers(text: str, copy: int, numbers: Iterator[int]) -> str:
+    """Each text line ends in ``ref<copy>x<n>``, ``n`` counting on across the copy's files:
+    a token no other line holds."""
+    return "\n".join(f"{line} ref{copy}x{next(numbers)}"
+                     if line.strip() and not line.startswith("#") else line
+                     for line in text.split("\n"))
 
 
 class Tabled(EmbeddingProvider):
@@ -192,12 +197,13 @@ def build_workspace(sources: list[Source], n_chunks: int, root: Path, model: Emb
     copy, chunks = 0, 0
     while chunks < n_chunks:
         names = {p: str(pool[min(int(rng.zipf(1.3)) - 1, len(pool) - 1)]) for p in people}
+        numbers = itertools.count()
         for path, text in originals:
             body = _shift_dates(text, copy * 7)
             if copy and pattern is not None:
                 body = pattern.sub(lambda m, names=names: names[m[1]], body)
             if identifiers:
-                body = _with_identifiers(body, copy)
+                body = _with_identifiers(body, copy, numbers)
             rel = f"memory/c{copy:05d}/{path}"
             if write_files:
                 target = root / rel

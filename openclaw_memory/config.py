@@ -150,7 +150,7 @@ class EmbeddingSettings(_Frozen):
     local_model_cache: bool = Field(
         True, description="Keep a ready copy of the local model in the cache directory "
         "(`$OPENCLAW_MEMORY_CACHE_DIR`, else `$XDG_CACHE_HOME/openclaw-memory`, else "
-        "`~/.cache/openclaw-memory`; about 102 MB, private to the user): cold starts map it in "
+        "`~/.cache/openclaw-memory`; about 85 MB, private to the user): cold starts map it in "
         "a few milliseconds instead of building the model (~0.8 s).")
     local_max_windows: int = Field(
         1, ge=1, le=32,

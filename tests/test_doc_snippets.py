@@ -99,6 +99,11 @@ def test_every_python_snippet_of_a_page_runs_as_written_in_order(
         daily = [p for p in (workspace / "memory").glob("????-??-??.md")
                  if "nightly export at 02:00 UTC" in p.read_text(encoding="utf-8")]
         assert daily, "the write landed in no daily file"
+    if page.name == "curation.md":  # the demo model's review updates the line the note changes
+        assert '"citation":"MEMORY.md#L4","action":"update","applied":true' in printed
+        curated = (workspace / "MEMORY.md").read_text(encoding="utf-8")
+        assert "Priya Raman now leads the data team." in curated
+        assert "leads the platform team" not in curated
     if page.name == "freshness.md":  # the comment's citation and source
         assert "sessions/2026-11-23-a1b2.jsonl#L1-L2 sessions" in printed
     if page.name == "langchain.md":  # the filtered store search finds the trip; a file backs it

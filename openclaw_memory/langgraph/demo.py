@@ -25,8 +25,9 @@ from openclaw_memory.consolidation.proposal import PROPOSAL_TOOL
 from openclaw_memory.langgraph.compaction import SUMMARY_PROMPT
 from openclaw_memory.langgraph.consolidation import CONSOLIDATION_SYSTEM_PROMPT
 from openclaw_memory.langgraph.flush import FLUSH_SYSTEM_PROMPT
+from openclaw_memory.langgraph.write_review import REVIEW_SYSTEM_PROMPT, REVIEW_TOOL
 
-__all__ = ["DemoChatModel", "demo_proposal", "demo_reply"]
+__all__ = ["DemoChatModel", "demo_proposal", "demo_reply", "demo_review"]
 
 
 class DemoChatModel(BaseChatModel):
@@ -38,6 +39,7 @@ class DemoChatModel(BaseChatModel):
 
     * compaction request: bullet summary of the user's lines;
     * consolidation turn: a ``propose_memory_edits`` call (see :func:`demo_proposal`);
+    * write review turn: a ``decide_related_lines`` call (see :func:`demo_review`);
     * flush turn: one ``memory_write`` per "remember ..." sentence of the user, then NO_REPLY;
     * a question: ``memory_search``, then an answer from the best line of the top snippet,
       citing it when the tool gave a citation;
@@ -65,6 +67,8 @@ def demo_reply(messages: Sequence[BaseMessage]) -> AIMessage:
         return _flush_step(messages)
     if first == CONSOLIDATION_SYSTEM_PROMPT:
         return _tool_call(PROPOSAL_TOOL, edits=demo_proposal(_text(messages[-1])))
+    if first == REVIEW_SYSTEM_PROMPT:
+        return _tool_call(REVIEW_TOOL, decisions=demo_review(_text(messages[-1])))
     last = messages[-1]
     if isinstance(last, ToolMessage):
         if last.name == "memory_write":
@@ -180,6 +184,30 @@ def demo_proposal(snapshot: str) -> list[dict[str, str]]:
             edits.append({"action": "add", "text": f"- {text} (as of {day})",
                           "reason": f"a decision recorded in memory/{day}.md"})
     return edits
+
+
+_NOTE = re.compile(r"^New note \((\d{4}-\d{2}-\d{2})\): (.+)$")
+_RELATED = re.compile(r"^(R\d+): \S+ \(learned [^)]*\): (.+)$")
+
+
+def demo_review(prompt: str) -> list[dict[str, str]]:
+    """Decisions by rule from a rendered write-review prompt: a related line that the new
+    note is about too (same rule as :func:`demo_proposal`: the same subject named first, a
+    word shared besides it) is updated to the note, dated; every other line is kept."""
+    note, day = "", ""
+    decisions: list[dict[str, str]] = []
+    for raw in prompt.splitlines():
+        if (found := _NOTE.match(raw)) is not None:
+            day, note = found[1], _ITEM.sub("", found[2]).strip()
+        elif (related := _RELATED.match(raw)) is not None and note:
+            label, line = related[1], related[2]
+            if _restates_subject(line, note):
+                decisions.append({"line": label, "action": "update",
+                                  "text": f"- {note} (as of {day})",
+                                  "reason": f"a newer note ({day}) says otherwise"})
+            else:
+                decisions.append({"line": label, "action": "keep"})
+    return decisions
 
 
 def _read_snapshot(snapshot: str) -> tuple[list[tuple[int, str]], list[tuple[str, str]]]:

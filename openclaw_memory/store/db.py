@@ -368,9 +368,9 @@ class Store(KeywordQueries, VectorQueries):
                     path_prefix: str | None = None) -> list[str]:
         """Indexed Markdown notes named as a date in ``windows`` (``.../YYYY-MM-DD.md``),
         under a folder; found by name in a sorted list read once per index generation."""
-        def read() -> list[str]:
-            return [str(p) for (p,) in self.query(
-                "select path from files where source = 'memory' and path like '%-__-__.md'")]
+        def read() -> list[tuple[str, str]]:
+            return self.query("select substr(path, -13), path from files where source = "
+                              "'memory' and path like '%-__-__.md' order by 1, 2")
         with self._lock:
             return self._daily.paths(self.generation(), read, windows, path_prefix)
 

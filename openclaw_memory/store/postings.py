@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import InitVar, dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -59,7 +59,8 @@ class Postings:
 
     ``rowids`` are the chunks with at least one token, ascending; arrays indexed by
     "document" follow that order. ``rows`` and ``tokens`` are FTS5's own totals (its
-    averages record), which its BM25 reads.
+    averages record), which its BM25 reads. ``terms`` iterates in id order (ids ``0..n-1``);
+    ``given_norms``: the BM25 length norms when already known (saved beside the index).
     """
 
     generation: int
@@ -68,15 +69,19 @@ class Postings:
     rowids: IntArray
     sources: npt.NDArray[np.int8]
     source_names: tuple[str, ...]
-    terms: dict[str, int]
+    terms: Mapping[str, int]
     starts: IntArray
     docs: Int32Array
     freqs: FloatArray
-    positions: dict[int, IntArray]
+    positions: Mapping[int, IntArray]
+    given_norms: InitVar[FloatArray | None] = None
     norms: FloatArray = field(init=False)
     _phrases: dict[tuple[str, ...], PhraseHits] = field(init=False, default_factory=dict)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, given_norms: FloatArray | None) -> None:
+        if given_norms is not None:
+            self.norms = given_norms
+            return
         lengths = np.bincount(self.docs, weights=self.freqs, minlength=self.rowids.shape[0])
         avgdl = self.tokens / self.rows if self.rows else 1.0
         # FTS5: k1 * (1 - b + b * D / avgdl), evaluated in this order.
@@ -87,7 +92,9 @@ class Postings:
         """The memory these postings hold: their arrays, and the terms' dict and strings (a
         vocabulary of identifiers is most of it)."""
         held = sum(a.nbytes for a in self.positions.values())
-        terms = sys.getsizeof(self.terms) + sum(sys.getsizeof(t) + 28 for t in self.terms)
+        nbytes = getattr(self.terms, "nbytes", None)  # a TermIds read in place knows its own
+        terms = nbytes if isinstance(nbytes, int) else (
+            sys.getsizeof(self.terms) + sum(sys.getsizeof(t) + 28 for t in self.terms))
         return int(self.rowids.nbytes + self.sources.nbytes + self.starts.nbytes
                    + self.docs.nbytes + self.freqs.nbytes + self.norms.nbytes + held + terms)
 

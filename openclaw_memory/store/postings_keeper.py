@@ -63,6 +63,7 @@ class PostingsKeeper:
                            "in the background from a process's first search)")
         self.read_seconds: float | None = None
         self.last_read: str | None = None  # "full", or "incremental (...)"
+        self.ready_at: float | None = None  # time.perf_counter() when the last read landed
 
     def get(self, generation: int) -> Postings | None:
         """The postings of ``generation``, when read; else None (FTS5 answers)."""
@@ -204,6 +205,7 @@ class PostingsKeeper:
             if epoch != self._epoch:
                 return
             self._current = postings
+            self.ready_at = time.perf_counter()
         if keep and not read_only_index(self.path):
             save_postings(self.path, postings)  # the next process starts from these
         self.state = (f"postings in memory ({postings.nbytes / 1e6:.0f} MB, "

@@ -37,7 +37,7 @@ def merge(previous: Postings, added: Postings, rowids: IntArray, *, generation: 
     if base + added.rowids.shape[0] != rowids.shape[0] or rowids.shape[0] != rows:
         return None
 
-    terms = dict(previous.terms)
+    terms = dict(zip(previous.terms, range(len(previous.terms)), strict=True))
     for term in added.terms:
         terms.setdefault(term, len(terms))
     docs, freqs, counts = _kept(previous, kept, renumber)

@@ -6,8 +6,13 @@ sentence encoder puts "where does ... live" and "moved to Berlin" far apart (cos
 against 0.34 for "lives in Paris"). A model reading both knows that moving changes where one
 lives; this list is that knowledge for the attributes notes about people and projects change
 most: where one lives, works, what one's role and manager are, what one drives, eats, drinks,
-uses; one's bank, doctor and gym; a project's dates, versions, tools, builds, hosting, owners
-and decisions; partners, pets, studies, commuting and pastimes. Each attribute is a pattern
+uses; one's bank, doctor and gym; a project's dates, versions, builds, hosting, owners and
+decisions; partners, pets, studies, commuting and pastimes. A project's technology (its
+database, language, framework) had cue words too, among them the values themselves
+("python", "postgres"): on the hand-written knowledge-update dev set they grouped "Python
+3.12" (stale) with the question and kept the rollback to 3.11 second (current@1 56.7 with
+them, 60.0 without, stale above current 30.0 -> 26.7); on the ten template families of
+benchmarks/knowledge_update.py they changed no figure. Removed. Each attribute is a pattern
 of English word forms and Chinese words. Words that name several attributes as often as one
 ("switched", "upgraded", "left") are left out: they vetoed true answers on
 benchmarks/knowledge_update.py's template families a and b.
@@ -60,8 +65,7 @@ _NOT_THE_WAY = "".join(rf"(?<!\b{verb} to )" for verb in (
     "travel", "travels"))
 
 
-#: A place one goes to ("helps at the library", "volunteers with the animal shelter"), not a
-#: software library or a pet's shelter.
+#: A place one goes to ("volunteers with the animal shelter"), not a pet's shelter.
 _NOT_A_PLACE = "".join(rf"(?<!\b{words} )" for words in (
     "at the", "to the", "in the", "with the", "at the animal", "with the animal", "public",
     "local", "city"))
@@ -145,16 +149,6 @@ ATTRIBUTES: dict[str, re.Pattern[str]] = {
                     + r"|截止|交付|推迟|延期|上线|日期|什么时候|完成|发布|延后",
         "version": _words(r"versions?", r"release[sd]?", r"v\d[\w.]*")
                    + r"|版本|版",
-        "technology": _words(r"database", r"db", r"postgres\w*", r"mysql", r"sqlite",
-                             r"mongo\w*", r"storage", r"stores (?:its|their) data", r"migrat\w*",
-                             r"api", r"framework", _NOT_A_PLACE + r"library", r"stack",
-                             r"rest(?:ful)? api", r"graphql", r"grpc", r"written in", r"rewrit\w*",
-                             r"port(?:ed|ing)" + _NOT_A_NUMBER,
-                             r"codebase", r"code", r"(?:programming|coding) languages?", r"python",
-                             r"java", r"rust",
-                             r"golang", r"kotlin", r"typescript", r"javascript", r"scala",
-                             r"elixir", r"c\+\+")
-                      + r"|数据库|框架|接口|编程语言|重写|代码",
         "tracker": _words(r"tickets?", r"issue tracker", r"(?<=the )\w+ issues", r"backlog",
                           r"(?<=['\u2019]s )board", r"kanban", r"sprint board", r"jira")
                    + r"|任务|需求|看板|工单",

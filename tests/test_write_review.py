@@ -178,3 +178,15 @@ def test_made_up_labels_updates_without_text_and_second_decisions_change_nothing
     with memory:
         assert [(r["action"], r["applied"]) for r in payload["reviewed"]] == [("update", False)]
         assert (workspace / "MEMORY.md").read_text(encoding="utf-8") == CURATED
+
+
+def test_the_review_runs_in_an_async_agent_too(workspace: Path, tmp_path: Path) -> None:
+    import asyncio
+
+    memory = MemoryIndex.open(workspace, index_path=tmp_path / "i.sqlite", timezone="UTC")
+    with memory:
+        memory.sync()
+        tools = {t.name: t for t in memory_tools(memory, review_writes=DemoChatModel())}
+        payload = json.loads(asyncio.run(tools["memory_write"].ainvoke({"content": NOTE})))
+        assert [r["citation"] for r in payload["reviewed"] if r["applied"]] == ["MEMORY.md#L3"]
+        assert "she lives in Lyon now" in (workspace / "MEMORY.md").read_text(encoding="utf-8")

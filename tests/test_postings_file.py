@@ -97,6 +97,30 @@ def test_a_damaged_postings_file_is_removed_and_fts5_read_again(tmp_path: Path,
     assert load_postings(tmp_path / "i.sqlite", 1 << 30) is not None  # saved anew
 
 
+@pytest.mark.parametrize("array", ["docs", "term_order", "term_ends", "starts", "sources"])
+def test_an_index_out_of_range_in_the_file_is_refused_not_searched(tmp_path: Path,
+                                                                    array: str) -> None:
+    import json
+    import struct
+
+    _store(tmp_path).close()
+    saved = postings_path(tmp_path / "i.sqlite")
+    data = bytearray(saved.read_bytes())
+    (length,) = struct.unpack_from("<Q", data, 8)
+    header = json.loads(data[16:16 + length])
+    dtype, _shape, at = header["arrays"][array]
+    start = -(-(16 + length) // 64) * 64 + at
+    # The type's largest value: past any row, term, byte or source name of this file.
+    value = np.array([np.iinfo(np.dtype(dtype)).max], dtype=dtype)
+    data[start:start + value.nbytes] = value.tobytes()
+    saved.write_bytes(bytes(data))
+    assert load_postings(tmp_path / "i.sqlite", 1 << 30) is None
+    store = _reopened(tmp_path)
+    assert store._postings.last_read == "full"
+    assert store.keyword_search('"ref0042x1"', 3, ["memory"])[0][0] == 43
+    store.close()
+
+
 def test_a_postings_file_larger_than_the_budget_is_not_loaded(tmp_path: Path) -> None:
     _store(tmp_path).close()
     size = postings_path(tmp_path / "i.sqlite").stat().st_size

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -17,6 +18,7 @@ from openclaw_memory.redact import SAFE_HEADERS, redact_text
 
 __all__ = [
     "TokenCounter",
+    "answer_args",
     "bind_answer_tool",
     "chat_model_of",
     "context_window_of",
@@ -138,6 +140,27 @@ def bind_answer_tool(model: BaseChatModel, schema: dict[str, Any], name: str) ->
         return model.bind_tools([schema], tool_choice=name)
     except (TypeError, ValueError, NotImplementedError):
         return model.bind_tools([schema])
+
+
+def answer_args(reply: BaseMessage, tool: str, what: str) -> dict[str, Any] | str | None:
+    """The arguments an internal turn answered with: its ``tool`` call, else a JSON object in
+    its text (a model that ignored the tool); None for an empty or ``NO_REPLY`` answer; a
+    line saying what is missing (``what``: "a proposal") when the text holds none."""
+    calls = reply.tool_calls if isinstance(reply, AIMessage) else []
+    args = next((c["args"] for c in calls if c["name"] == tool), None)
+    if args is not None:
+        return dict(args)
+    text = message_text(reply).strip()
+    if not text or text == "NO_REPLY":
+        return None
+    start, end = text.find("{"), text.rfind("}")
+    try:
+        found = json.loads(text[start:end + 1]) if 0 <= start < end else None
+    except ValueError:
+        found = None
+    if not isinstance(found, dict):
+        return f"the model answered without {what}: {text[:200]!r}"
+    return found
 
 
 def model_error(model: Any, exc: BaseException) -> str:

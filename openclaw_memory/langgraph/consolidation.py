@@ -23,14 +23,13 @@ run it:
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from pydantic import ValidationError
 
@@ -48,10 +47,10 @@ from openclaw_memory.errors import OpenClawMemoryError, StoreError
 from openclaw_memory.files.notes import today
 from openclaw_memory.langchain.scope import MemoryScope, ScopedMemory
 from openclaw_memory.langgraph._common import (
+    answer_args,
     bind_answer_tool,
     chat_model_of,
     current_run_config,
-    message_text,
     model_error,
     settings_of,
     state_get,
@@ -273,21 +272,11 @@ def with_sync(target: ScopedMemory) -> None:
 def parse_proposal(reply: BaseMessage) -> ProposedEdits | str:
     """The proposal in a reply: its ``propose_memory_edits`` call, else JSON in its text (a
     model that ignored the tool), else no edits for an empty or ``NO_REPLY`` answer."""
-    calls = reply.tool_calls if isinstance(reply, AIMessage) else []
-    args: Any = next((c["args"] for c in calls if c["name"] == PROPOSAL_TOOL), None)
-    if args is None:
-        text = message_text(reply).strip()
-        if not text or text == "NO_REPLY":
-            return ProposedEdits()
-        start, end = text.find("{"), text.rfind("}")
-        try:
-            args = json.loads(text[start:end + 1]) if 0 <= start < end else None
-        except ValueError:
-            args = None
-        if args is None:
-            return f"the model answered without a proposal: {text[:200]!r}"
+    args = answer_args(reply, PROPOSAL_TOOL, "a proposal")
+    if isinstance(args, str):
+        return args
     try:
-        return ProposedEdits.model_validate(args)
+        return ProposedEdits.model_validate(args or {})
     except ValidationError as exc:
         return f"the model's proposal is not valid: {exc.error_count()} error(s), e.g. " \
                f"{exc.errors()[0]['msg']}"

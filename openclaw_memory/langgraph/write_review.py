@@ -20,7 +20,6 @@ corrected). The turn never runs outside direct chats, where ``MEMORY.md`` is pri
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel, Field, ValidationError
 
@@ -37,9 +36,9 @@ from openclaw_memory.files.notes import RelatedLine, WriteResult, today
 from openclaw_memory.files.workspace import is_daily
 from openclaw_memory.langchain.scope import ScopedMemory
 from openclaw_memory.langgraph._common import (
+    answer_args,
     bind_answer_tool,
     chat_model_of,
-    message_text,
     model_error,
 )
 from openclaw_memory.langgraph.silent import quiet, run_silently
@@ -205,21 +204,11 @@ def _learned(path: str, line: str) -> str | None:
 def parse_decisions(reply: BaseMessage) -> list[LineDecision] | str:
     """The decisions in a reply: its ``decide_related_lines`` call, else JSON in its text,
     else none (every line kept) for an empty answer."""
-    calls = reply.tool_calls if isinstance(reply, AIMessage) else []
-    args: Any = next((c["args"] for c in calls if c["name"] == REVIEW_TOOL), None)
-    if args is None:
-        text = message_text(reply).strip()
-        if not text or text == "NO_REPLY":
-            return []
-        start, end = text.find("{"), text.rfind("}")
-        try:
-            args = json.loads(text[start:end + 1]) if 0 <= start < end else None
-        except ValueError:
-            args = None
-        if args is None:
-            return f"the model answered without decisions: {text[:200]!r}"
+    args = answer_args(reply, REVIEW_TOOL, "decisions")
+    if isinstance(args, str):
+        return args
     try:
-        return LineDecisions.model_validate(args).decisions
+        return LineDecisions.model_validate(args or {}).decisions
     except ValidationError as exc:
         return (f"the model's decisions are not valid: {exc.error_count()} error(s), e.g. "
                 f"{exc.errors()[0]['msg']}")

@@ -133,3 +133,15 @@ def test_saving_removes_the_older_npz_postings_file(tmp_path: Path) -> None:
     legacy.write_bytes(b"PK older format")
     _store(tmp_path).close()
     assert not legacy.exists() and postings_path(tmp_path / "i.sqlite").is_file()
+
+
+def test_term_ids_remember_a_bounded_number_of_answers_and_stay_right(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from openclaw_memory.store import term_ids
+
+    monkeypatch.setattr(term_ids, "MEMO_TERMS", 3)
+    ids = _term_ids(_TERMS)
+    for _ in range(3):  # past the bound several times over: answers come from the search again
+        assert [ids.get(t) for t in _TERMS] == list(range(len(_TERMS)))
+        assert ids.get("absent") is None
+        assert len(ids._memo) <= 3

@@ -25,6 +25,8 @@ from dataclasses import InitVar, dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from openclaw_memory.store.term_ids import TermIds
+
 __all__ = ["K1", "SPAN", "B", "PhraseHits", "Postings", "position_keys"]
 
 K1 = 1.2
@@ -92,8 +94,7 @@ class Postings:
         """The memory these postings hold: their arrays, and the terms' dict and strings (a
         vocabulary of identifiers is most of it)."""
         held = sum(a.nbytes for a in self.positions.values())
-        nbytes = getattr(self.terms, "nbytes", None)  # a TermIds read in place knows its own
-        terms = nbytes if isinstance(nbytes, int) else (
+        terms = self.terms.nbytes if isinstance(self.terms, TermIds) else (
             sys.getsizeof(self.terms) + sum(sys.getsizeof(t) + 28 for t in self.terms))
         return int(self.rowids.nbytes + self.sources.nbytes + self.starts.nbytes
                    + self.docs.nbytes + self.freqs.nbytes + self.norms.nbytes + held + terms)

@@ -110,3 +110,15 @@ def test_days_in_note_text_are_read_without_relative_words() -> None:
         date(2024, 1, 10), date(2024, 2, 1)}
     assert text_days("in May, maybe on the 10th") == set()
     assert date(2024, 1, 10) - timedelta(days=1) not in text_days("10 January 2024")
+
+
+def test_days_far_apart_in_a_long_note_are_all_read_around_their_years() -> None:
+    # Only the text around each four-digit year is scanned: the longest forms reach 27
+    # characters before it and 7 after, and a cut never splits a word.
+    filler = "ref123x4 standup notes, nothing dated here. " * 40
+    text = (f"{filler}On the 21st of September, 2024 the audit. {filler}"
+            f"交付 2025年3月9日。{filler}iso week 2 of 2026, day 2026-W02-1 {filler} ticket 12345 and 2024x9")
+    assert text_days(text) == {date(2024, 9, 21), date(2025, 3, 9),
+                               date(2026, 1, 5)}
+    assert text_days(filler) == set()
+    assert text_days("xmay 10, 2024") == text_days("may 10, 2024") - {date(2024, 5, 10)}

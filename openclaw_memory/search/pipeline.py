@@ -236,12 +236,28 @@ def _translation(store: SearchBackend, query: str, provider: EmbeddingProvider |
     if translation is None:
         return None
     try:
-        _, containing = store.term_statistics(translation.terms)
+        return present(translation, _counted_until_found(store, translation.terms))
     except IndexCorruptError:
         raise
     except StoreError:
         return None  # the keyword side will say what is wrong
-    return present(translation, containing)
+
+
+#: How many renderings one count of chunks asks about: :func:`_translation` needs one that
+#: a chunk holds, not how many hold each (an English question has a hundred Chinese
+#: renderings; counting all was most of its translation's cost on a new question).
+_RENDERINGS_AT_ONCE = 16
+
+
+def _counted_until_found(store: SearchBackend, terms: Sequence[str]) -> dict[str, int]:
+    """Chunks per term for ``terms`` in batches, until a batch holds a term some chunk has."""
+    counted: dict[str, int] = {}
+    for start in range(0, len(terms), _RENDERINGS_AT_ONCE):
+        _, containing = store.term_statistics(terms[start:start + _RENDERINGS_AT_ONCE])
+        counted |= containing
+        if any(containing.values()):
+            break
+    return counted
 
 
 def _line_cosines(store: SearchBackend, provider: EmbeddingProvider | None,

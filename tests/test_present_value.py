@@ -17,8 +17,8 @@ from search_hits import cited_hit, curated_lines, default_embed
 from openclaw_memory import MemoryIndex
 from openclaw_memory.config import SearchSettings
 from openclaw_memory.search.attributes import attributes_of, hinted_attributes
-from openclaw_memory.search.pipeline import _read_question
 from openclaw_memory.search.present_value import CUE_WEIGHT, _alike, asks_now, asks_present, question_subject
+from openclaw_memory.search.question import read_question
 from openclaw_memory.search.recency import newer_first
 from openclaw_memory.search.request import SearchRequest
 
@@ -440,9 +440,9 @@ def test_the_words_asking_for_now_are_not_searched_as_the_questions_words(
     # note and held "小周现在的领导是谁" under the keyword coverage gate (nothing was found);
     # the time stage still reads it from the question.
     request = SearchRequest(question, 6, None, ("memory",), True, datetime(2026, 11, 29))
-    read = _read_question(request, SearchSettings(), [])
+    read = read_question(request, SearchSettings(), [])
     assert read is not None
     assert read.request.query == question and read.request.keywords == keywords
-    unchanged = _read_question(replace(request, query="Where did Ada live in 2020?"),
+    unchanged = read_question(replace(request, query="Where did Ada live in 2020?"),
                                SearchSettings(), [])
     assert unchanged is not None and unchanged.request.keywords == unchanged.request.query

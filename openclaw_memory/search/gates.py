@@ -16,11 +16,11 @@ from openclaw_memory.config import SearchSettings
 from openclaw_memory.errors import IndexCorruptError, StoreError
 from openclaw_memory.search.absent import absent_gate, absent_terms
 from openclaw_memory.search.backend import SearchBackend
-from openclaw_memory.search.dates import DateWindow, about_a_period
+from openclaw_memory.search.dates import DateWindow
 from openclaw_memory.search.hits import build_hits, focus_snippets
+from openclaw_memory.search.question import Question
 from openclaw_memory.search.ranking import Candidate, evidence
 from openclaw_memory.search.request import Mode, SearchRequest
-from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.store import ChunkRow
 from openclaw_memory.types import SearchHit
 
@@ -50,11 +50,12 @@ class Gated:
     absent from memory): what hits are scored with."""
 
 
-def gate_candidates(store: SearchBackend, request: SearchRequest, settings: SearchSettings,
+def gate_candidates(store: SearchBackend, question: Question, settings: SearchSettings,
            ranked: Ranked, notes: list[str]) -> Gated:
     """The candidates that are hits: over min_score, or holding every query term; nothing
     when what the question names is absent from memory or the gate finds nothing relevant
     (then the low-confidence band, shown apart). Scores may be lowered here."""
+    request = question.request
     fused, rows, absolute = ranked.fused, ranked.rows, ranked.absolute
     scores = dict(ranked.scores)
     min_score = ranked.min_score
@@ -67,14 +68,14 @@ def gate_candidates(store: SearchBackend, request: SearchRequest, settings: Sear
         scores = {key: score * factor for key, score in scores.items()}
     # A question about a period and nothing else ("what did we do yesterday?") is answered by
     # that period's notes, however little their words or meaning say about the question.
-    period_only = bool(ranked.windows) and about_a_period(request.query)
+    period_only = bool(ranked.windows) and question.period_only
     passing = [c for c in fused if scores[c.key] >= min_score or (period_only and c.date_match)]
     below = [c for c in fused if scores[c.key] < min_score and c.text_rank is not None]
     # Keyword evidence is never thrown away by the threshold: any chunk containing every query
     # term stays (OpenClaw complaint: 0.35 dropped exact hits), and so does the best keyword
     # hit, except where absolute scores decide relevance (an off-topic question's best
     # keyword hit shares a common word, nothing more).
-    rescued = exact_keyword_keys(store, request.keywords, [c.key for c in below])
+    rescued = exact_keyword_keys(store, question.terms, [c.key for c in below])
     weak: tuple[SearchHit, ...] = ()
     if (absent and request.min_score is None
             and not (absolute and max(scores.values()) >= settings.relevance_gate)):
@@ -99,11 +100,11 @@ def gate_candidates(store: SearchBackend, request: SearchRequest, settings: Sear
     return Gated([c for c in fused if c.key in kept_keys], rescued, weak, scores)
 
 
-def exact_keyword_keys(store: SearchBackend, query: str, keys: Sequence[int]) -> set[int]:
-    """Chunks among ``keys`` that contain every search term of the query (as the keyword
-    index tokenises them), matched among those chunks alone rather than by an AND query over
-    the whole index."""
-    terms = keyword_terms(query)
+def exact_keyword_keys(store: SearchBackend, terms: Sequence[str],
+                       keys: Sequence[int]) -> set[int]:
+    """Chunks among ``keys`` that contain every one of the question's search ``terms`` (as
+    the keyword index tokenises them), matched among those chunks alone rather than by an
+    AND query over the whole index."""
     if not terms or not keys:
         return set()
     try:

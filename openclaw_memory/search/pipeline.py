@@ -21,25 +21,20 @@ from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.errors import EmbeddingError, IndexCorruptError, StoreError
 from openclaw_memory.files.workspace import is_daily
 from openclaw_memory.search.backend import SearchBackend
-from openclaw_memory.search.before import split_anchor
 from openclaw_memory.search.coverage import coverages
-from openclaw_memory.search.dateforms import spell_dates
 from openclaw_memory.search.dates import (
     DateWindow,
     in_windows,
     mentions_windows,
-    question_dates,
 )
 from openclaw_memory.search.gates import Gated, Ranked, gate_candidates
 from openclaw_memory.search.hits import build_hits, focus_snippets
 from openclaw_memory.search.keywords import candidate_query, keyword_candidates
-from openclaw_memory.search.present_value import asks_now
-from openclaw_memory.search.querylimits import bound_query
 from openclaw_memory.search.querylines import best_line_cosines, blend, query_lines
+from openclaw_memory.search.question import Question, read_question
 from openclaw_memory.search.ranking import Candidate, decay_multiplier, evidence, fuse, mmr_order
 from openclaw_memory.search.recency import LOOKAHEAD, looks_wider, newer_first
 from openclaw_memory.search.request import Mode, SearchRequest
-from openclaw_memory.search.subject_lines import NOW
 from openclaw_memory.search.subject_reads import curated_reader, subject_reader
 from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.search.translation import QueryTranslation, present, translate_query
@@ -313,12 +308,6 @@ def _mode(provider: EmbeddingProvider | None, settings: SearchSettings,
     return "hybrid" if settings.hybrid else "vector-only"
 
 
-def _same_dates(anchorless: str, request: SearchRequest, settings: SearchSettings) -> bool:
-    today = request.now.date()
-    return (question_dates(anchorless, today, settings.date_order)
-            == question_dates(request.query, today, settings.date_order))
-
-
 def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request: SearchRequest,
                settings: SearchSettings) -> SearchOutcome:
     """Answer one query. Never raises for bad query text; store errors surface as notes.
@@ -327,18 +316,19 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
     both sides, fusion into one ranking, the relevance gates, the time stage (which of a
     subject's facts is newer), and presentation (snippets within the budget)."""
     notes: list[str] = []
-    question = _read_question(request, settings, notes)
+    question = read_question(request, settings, notes)
     if question is None:
         return SearchOutcome((), _mode(provider, settings, None), (*notes, "empty query"))
     request = question.request
     translation = _translation(store, request.keywords, provider, settings)
     if translation is not None:
         request = replace(request, translation=translation)
+        question = replace(question, request=request)
     found = _gather(store, provider, request, settings, notes)
-    ranked = _fused(store, provider, request, settings, found, translation, notes)
-    gated = gate_candidates(store, request, settings, ranked, notes)
+    ranked = _fused(store, provider, question, settings, found, translation, notes)
+    gated = gate_candidates(store, question, settings, ranked, notes)
     hits = build_hits(gated.kept, gated.scores, ranked.rows, request, settings, gated.rescued)
-    hits = _time_stage(store, provider, request, settings, ranked, gated, hits, question.anchor)
+    hits = _time_stage(store, provider, question, settings, ranked, gated, hits)
     budget = (settings.max_injected_chars if request.max_injected_chars is None
               else request.max_injected_chars)
     hits = within_budget(focus_snippets(hits, ranked.rows, request, settings.snippet_chars),
@@ -356,60 +346,13 @@ def run_search(store: SearchBackend, provider: EmbeddingProvider | None, request
                          low_confidence=gated.weak)
 
 
-@dataclass(frozen=True, slots=True)
-class _Question:
-    """The question as every stage reads it: bounded, dates spelled out, and without the
-    later value a question about what came before names (``anchor``)."""
-
-    request: SearchRequest
-    anchor: str | None
-
-
-def _read_question(request: SearchRequest, settings: SearchSettings,
-                   notes: list[str]) -> _Question | None:
-    bounded = bound_query(request.query)
-    notes.extend(bounded.notes)
-    # Numeric dates spelled out: "10.01.2024" is searched as "10 January 2024".
-    request = replace(request, query=spell_dates(bounded.text, settings.date_order),
-                      keyword_query=None if bounded.keyword_text is None
-                      else spell_dates(bounded.keyword_text, settings.date_order))
-    if not request.query.strip():
-        return None
-    request = _without_now(request)
-    anchored = split_anchor(request.query)
-    if anchored is not None and not _same_dates(anchored.asked, request, settings):
-        anchored = None
-    if anchored is None:
-        return _Question(request, None)
-    # "...before Berlin?": Berlin's lines would crowd out the answer. An anchor that is a
-    # day ("the day before yesterday") names the period asked about and stays.
-    return _Question(replace(request, query=anchored.asked, keyword_query=anchored.asked),
-                     anchored.anchor)
-
-
-def _without_now(request: SearchRequest) -> SearchRequest:
-    """The keyword side searches the question without its words asking for the present
-    ("now", 现在): they say when, which the time stage reads from ``query``, not what, and
-    match no note's words about the subject. Kept, they held "小周现在的领导是谁" under the
-    keyword coverage gate, and it found nothing (the knowledge-update dev set: current value
-    shown 90 -> 93.3 %). The vector side embeds the question whole: without those words
-    MADial en2zh recall@6 fell 40.2 -> 38.8, and the gate passed either way."""
-    if not asks_now(request.query):
-        return request
-    # A CJK word goes without a gap: "小周现在的领导" reads as "小周的领导".
-    def plain(text: str) -> str:
-        return " ".join(NOW.sub(lambda m: " " if m.group(0).isascii() else "", text).split())
-    keywords = plain(request.keywords)
-    return replace(request, keyword_query=keywords) if keywords else request
-
-
-def _fused(store: SearchBackend, provider: EmbeddingProvider | None, request: SearchRequest,
+def _fused(store: SearchBackend, provider: EmbeddingProvider | None, question: Question,
            settings: SearchSettings, found: _Candidates,
            translation: QueryTranslation | None, notes: list[str]) -> Ranked:
+    request = question.request
     mode = _mode(provider, settings, found.error)
     absolute = settings.fusion == "absolute" and bool(found.vector_hits)
-    windows = tuple(question_dates(request.query, request.now.date(), settings.date_order)
-                    if absolute and settings.date_weight > 0 else ())
+    windows = question.windows if absolute and settings.date_weight > 0 else ()
     found.dated = _dated_candidates(store, found, request, windows,
                                     min(200, request.max_results * settings.candidate_multiplier))
     extra_vector, extra_text = ({}, {}) if settings.fusion not in ("calibrated", "absolute") else (
@@ -454,13 +397,14 @@ def _fused(store: SearchBackend, provider: EmbeddingProvider | None, request: Se
 
 
 def _time_stage(store: SearchBackend, provider: EmbeddingProvider | None,
-                request: SearchRequest, settings: SearchSettings, ranked: Ranked,
-                gated: Gated, hits: tuple[SearchHit, ...],
-                anchor: str | None) -> tuple[SearchHit, ...]:
+                question: Question, settings: SearchSettings, ranked: Ranked,
+                gated: Gated, hits: tuple[SearchHit, ...]) -> tuple[SearchHit, ...]:
     """Every hit dated; with ``search.newer_first``, the newer of a subject's facts first."""
+    request, anchor = question.request, question.anchor
     embed = None if provider is None or ranked.mode != "hybrid" else provider.embed_for_search
-    if settings.newer_first and embed is not None and looks_wider(request.query, hits,
-                                                                   anchored=anchor is not None):
+    asked = question.asked
+    if settings.newer_first and embed is not None and looks_wider(
+            request.query, hits, anchored=anchor is not None, asked=asked):
         # A question about how things are looks further, so that a newer answer just past
         # the first k is found; what newer_first does not move up is cut back to k. The
         # first k stay as built: further chunks would fold into their passages.
@@ -470,4 +414,4 @@ def _time_stage(store: SearchBackend, provider: EmbeddingProvider | None,
     return newer_first(hits, request.query, embed, reorder=settings.newer_first,
                        curated_text=curated_reader(store, hits),
                        subject_text=subject_reader(store, request),
-                       anchor=anchor)[:request.max_results]
+                       anchor=anchor, asked=asked)[:request.max_results]

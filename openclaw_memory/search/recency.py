@@ -32,12 +32,11 @@ from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.files.workspace import dated_name
 from openclaw_memory.search.earlier_value import earlier_value_first
 from openclaw_memory.search.present_value import (
-    asks_now,
-    asks_present,
     conversation_only,
     present_value_first,
     unit_rows,
 )
+from openclaw_memory.search.question import Asked
 from openclaw_memory.search.snippets import without_source_line
 from openclaw_memory.search.subject_lines import CuratedText, SubjectText, learned_on
 from openclaw_memory.search.textsearch import keyword_terms
@@ -88,16 +87,18 @@ def as_of(hit: SearchHit, line: str | None = None) -> date | None:
 def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = None, *,
                 reorder: bool = True, curated_text: CuratedText | None = None,
                 subject_text: SubjectText | None = None,
-                anchor: str | None = None) -> tuple[SearchHit, ...]:
+                anchor: str | None = None, asked: Asked | None = None) -> tuple[SearchHit, ...]:
     """``hits`` with dates and, with ``reorder``, the newer of two same-subject hits first,
     the older marked. ``curated_text``: the lines of the curated files among the hits, read
     when a present-value question needs them (present_value.py); ``subject_text``: a named
     subject's lines anywhere in memory, read by the same questions; ``anchor``: the later value
     a question about what came before it named (searched without it: search/before.py), whose
-    earlier values then come first (search/earlier_value.py)."""
-    asked = _words(question)
-    now = reorder and asks_now(question)
-    lines = [fact_line(hit, asked) for hit in hits]
+    earlier values then come first (search/earlier_value.py); ``asked``: the time the question
+    asks about, as the pipeline read it (search/question.py), else read here."""
+    asked = asked or Asked.of(question)
+    words_asked = _words(question)
+    now = reorder and asked.now
+    lines = [fact_line(hit, words_asked) for hit in hits]
     dated = [replace(hit, as_of=day.isoformat() if (day := as_of(hit, line)) else None)
              for hit, line in zip(hits, lines, strict=True)]
     if not reorder or any(hit.explanation.date_match for hit in dated):
@@ -106,20 +107,20 @@ def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = 
         return earlier_value_first(dated, question, anchor, [_cited_lines(h) for h in dated],
                                    embed, _line_day, curated_text=curated_text,
                                    subject_text=subject_text)
-    if embed is not None and (now or asks_present(question)):
+    if embed is not None and (now or asked.present):
         return present_value_first(dated, question, [_cited_lines(h) for h in dated], embed,
                                    _line_day, now=now, curated_text=curated_text,
                                    subject_text=subject_text)
     words = [_words(line) for line in lines]
     pairs = [(i, j) for i in range(len(dated)) for j in range(len(dated))
-             if _candidates(dated[i], dated[j], words[i], words[j], asked, logs=now)]
+             if _candidates(dated[i], dated[j], words[i], words[j], words_asked, logs=now)]
     if not pairs:
         return tuple(dated)
-    close = _meaning(lines, pairs, asked, embed) if embed is not None else {}
+    close = _meaning(lines, pairs, words_asked, embed) if embed is not None else {}
     order = list(range(len(dated)))
     superseded: dict[int, str] = {}
     for i, j in pairs:  # i is older than j
-        a, b = words[i] - asked, words[j] - asked
+        a, b = words[i] - words_asked, words[j] - words_asked
         similar = bool(a and b) and len(a & b) / min(len(a), len(b)) >= SAME_WORDS
         if not (similar or close.get((i, j), 0.0) >= SAME_MEANING):
             continue
@@ -131,16 +132,18 @@ def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = 
     return tuple(replace(dated[k], superseded_by=superseded.get(k)) for k in order)
 
 
-def looks_wider(question: str, hits: Sequence[SearchHit], *, anchored: bool = False) -> bool:
+def looks_wider(question: str, hits: Sequence[SearchHit], *, anchored: bool = False,
+                asked: Asked | None = None) -> bool:
     """Whether ``question``, with these first ``hits``, should look at :data:`LOOKAHEAD`
     times as many, so that a newer answer just past them is found (benchmarks/
     knowledge_update.py: current@1 88 -> 94 on its first template family): it asks how things
     are, and (without "now") is not about a conversation's logs alone, where nothing moves."""
     if any(hit.explanation.date_match for hit in hits):
         return False  # the question names its period: the dates ranked it, nothing moves
-    if asks_now(question) or anchored:
+    asked = asked or Asked.of(question)
+    if asked.now or anchored:
         return True
-    return asks_present(question) and not conversation_only(
+    return asked.present and not conversation_only(
         question, [_cited_lines(h) for h in hits], hits)
 
 

@@ -248,11 +248,19 @@ class MemoryIndex(Memory):
                 report = syncer.sync(self.store, full=full, progress=progress,
                                      force_sessions=force_sessions)
             self._synced = True
+            self._save_search_vectors()
             self.freshness.settle(seq)
             self.standby.sync(self.provider_choice().provider)  # the primary is down
             report = self._with_empty_hint(report)
             self.last_sync, self.last_sync_at = report, time.time()
             return report
+
+    def _save_search_vectors(self) -> None:
+        """A costly provider's vectors that searches paid for, written to the cache by the
+        sync (a search never writes); a read-only or locked index keeps them in memory."""
+        if isinstance(self._provider, CachedProvider):
+            with contextlib.suppress(StoreError):
+                self._provider.save_search_vectors()
 
     def _with_empty_hint(self, report: SyncReport) -> SyncReport:
         """A sync that found nothing says where it looked (a newcomer's first question)."""
@@ -291,6 +299,7 @@ class MemoryIndex(Memory):
             if report.full_rebuild:
                 self.store.refresh()
             self._synced = True
+            self._save_search_vectors()
             self.freshness.settle(seq)
             self.standby.sync(self.provider_choice().provider)  # the primary is down
             report = self._with_empty_hint(report)

@@ -160,3 +160,27 @@ def test_a_shared_vector_of_another_width_is_a_miss():
     wide = Wide()
     vectors = CachedProvider(wide, MemoryCacheBackend()).embed_for_search(["a line"])
     assert vectors.shape == (1, 8) and wide.batches == [["a line"]]
+
+
+def test_a_costly_providers_search_vectors_are_saved_once_and_only_when_asked():
+    key = f"save-{uuid.uuid4()}"
+    costly, backend = CountingProvider(key), MemoryCacheBackend()
+    costly.costly = True
+    cached = CachedProvider(costly, backend)
+    cached.embed_for_search(["line one", "line two"])
+    assert backend.entries == {}  # a search never writes
+    assert cached.save_search_vectors() == 2
+    assert {k[3] for k in backend.entries} == {text_hash("line one"), text_hash("line two")}
+    assert cached.save_search_vectors() == 0  # each once
+    cached.embed_for_search(["line two", "line three"])
+    assert cached.save_search_vectors() == 1
+
+
+def test_a_local_providers_search_vectors_are_never_saved():
+    # The index keeps a local model's vectors with their chunks; a line costs nothing again.
+    local = CountingProvider(f"local-{uuid.uuid4()}")
+    local.costly = False
+    backend = MemoryCacheBackend()
+    cached = CachedProvider(local, backend)
+    cached.embed_for_search(["line one"])
+    assert cached.save_search_vectors() == 0 and backend.entries == {}

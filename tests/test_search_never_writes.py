@@ -6,14 +6,17 @@ only read, and it never waits for another process's write lock."""
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from openclaw_memory import MemoryIndex
+from openclaw_memory.embeddings import cache
 from tests.openai_server import FakeOpenAIServer
 from tests.privileges import CAN_TEST_PERMISSIONS, unprivileged_copy
 
@@ -129,3 +132,42 @@ def test_a_search_never_waits_for_another_processs_write_lock(server: FakeOpenAI
         finally:
             release.set()
             writer.join(30)
+
+
+def test_the_next_sync_keeps_what_searches_paid_for_and_a_new_process_reads_it(
+        server: FakeOpenAIServer, tmp_path: Path) -> None:
+    # A costly provider's vectors of the lines a search compared are written by the next
+    # sync (which writes anyway), without moving the generation: a restarted worker reads
+    # them from the cache instead of paying for them again.
+    index = tmp_path / "i.sqlite"
+    ws = _workspace(tmp_path)
+    written = time.time() - 3600  # notes written earlier (a fresh one is read again)
+    for note in ws.rglob("*.md"):
+        os.utime(note, (written, written))
+    with MemoryIndex.open(ws, index_path=index, **_settings(server)) as memory:
+        memory.sync()
+        rows = _cache_rows(index)
+        for question in QUESTIONS:
+            memory.search(question)
+        assert _cache_rows(index) == rows  # the searches wrote nothing
+        generation = memory.store.generation()
+        memory.sync()  # nothing changed in the files
+        saved = _cache_rows(index) - rows
+        assert saved > 0 and memory.store.generation() == generation
+        memory.sync()
+        assert _cache_rows(index) == rows + saved  # each is written once
+    cache._SHARED.clear()  # a new process: nothing in memory
+    with MemoryIndex.open(ws, index_path=index, **_settings(server)) as memory:
+        memory.search(QUESTIONS[0])  # the postings are read, the provider chosen
+        before = len(server.requests_to())
+        for question in QUESTIONS[1:]:
+            memory.search(question)
+        asked = server.requests_to()[before:]
+    # Only the questions themselves went to the provider: every line was in the cache.
+    assert all(len(_inputs(body)) == 1 for body in asked), [_inputs(b) for b in asked]
+    assert len(asked) == len(QUESTIONS) - 1
+
+
+def _inputs(request: Any) -> list[str]:
+    texts = request.json["input"]
+    return [texts] if isinstance(texts, str) else list(texts)

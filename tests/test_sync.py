@@ -39,9 +39,14 @@ def test_unchanged_files_cost_only_a_stat(workspace: Path, tmp_path: Path,
             reads.append(str(resolved))
             return original(self, resolved)  # type: ignore[arg-type]
         monkeypatch.setattr(Workspace, "read_bytes", counting)
+        generation = memory.store.generation()
         report = memory.sync()
         assert report.unchanged == 4 and report.indexed == 0
         assert reads == []
+        # Nothing changed, so every reader's postings, term counts and vectors still hold:
+        # recording when the sync ran is no change of the index.
+        assert memory.store.generation() == generation
+        assert memory.status()["last_sync_at"] is not None
 
 
 def test_touched_but_identical_file_is_not_reindexed(workspace: Path, tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -66,18 +67,26 @@ class MemoryCacheBackend:
                 self.entries[(provider_id, model, provider_key, h)] = vector.copy()
 
 
-_SHARED: dict[str, tuple[OrderedDict[str, FloatArray], threading.Lock]] = {}
+@dataclass
+class _SearchVectors:
+    """The vectors searches embedded with one provider and model in this process."""
+
+    vectors: OrderedDict[str, FloatArray] = field(default_factory=OrderedDict)
+    unsaved: set[str] = field(default_factory=set)
+    """Hashes of a costly provider's vectors no sync has written to the cache yet."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_SHARED: dict[str, _SearchVectors] = {}
 _SHARED_LOCK = threading.Lock()
 
 
-def _search_vectors(provider_key: str) -> tuple[OrderedDict[str, FloatArray], threading.Lock]:
+def _search_vectors(provider_key: str) -> _SearchVectors:
     """The process's map of vectors searches embedded with this provider and model, shared
     by every memory opened with it: a server or notebook that opens the memory per request
     would otherwise embed the same lines again each time."""
     with _SHARED_LOCK:
-        if provider_key not in _SHARED:
-            _SHARED[provider_key] = (OrderedDict(), threading.Lock())
-        return _SHARED[provider_key]
+        return _SHARED.setdefault(provider_key, _SearchVectors())
 
 
 class CachedProvider(EmbeddingProvider):
@@ -111,7 +120,8 @@ class CachedProvider(EmbeddingProvider):
         self.hits = 0
         self.misses = 0
         self._counter_lock = threading.Lock()
-        self._seen, self._seen_lock = _search_vectors(provider.provider_key)
+        shared = _search_vectors(provider.provider_key)
+        self._seen, self._seen_lock, self._unsaved = shared.vectors, shared.lock, shared.unsaved
 
     @property
     def dims(self) -> int | None:
@@ -165,8 +175,25 @@ class CachedProvider(EmbeddingProvider):
     def _remember(self, vectors: dict[str, FloatArray]) -> None:
         with self._seen_lock:
             self._seen.update(vectors)
+            if self.provider.costly:
+                self._unsaved.update(vectors)
             while len(self._seen) > SEARCH_VECTORS:
-                self._seen.popitem(last=False)
+                self._unsaved.discard(self._seen.popitem(last=False)[0])
+
+    def save_search_vectors(self) -> int:
+        """Write to the backend's cache the vectors searches embedded with a costly provider
+        since the last save, and return how many: sync calls it, since it writes anyway. A
+        new process (a CLI call, a restarted worker) then reads them instead of paying for
+        them again over the network. A search itself never writes (issue 47). Raises
+        :class:`StoreError` when the backend cannot be written; they stay in memory then."""
+        with self._seen_lock:
+            items = {h: self._seen[h] for h in self._unsaved if h in self._seen}
+        if not items:
+            return 0
+        self.backend.put_many(self.id, self.model, self.provider_key, items)
+        with self._seen_lock:
+            self._unsaved.difference_update(items)
+        return len(items)
 
     def _embed(self, texts: list[str]) -> npt.ArrayLike:  # unused: embed_documents overrides
         return self.provider.embed_documents(texts)

@@ -78,7 +78,7 @@ def record_watcher(store: Store, *, active: bool, directories: int = 0) -> None:
     """Note (or clear) this process as the workspace's watcher."""
     value = json.dumps({"pid": os.getpid(), "started_at": time.time(),
                         "directories": directories}) if active else "{}"
-    store.set_meta({WATCHER_KEY: value})
+    store.set_meta({WATCHER_KEY: value}, bump=False)  # no reader caches it
 
 
 def watcher_status(store: Store) -> dict[str, Any] | None:

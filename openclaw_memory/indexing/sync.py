@@ -409,7 +409,10 @@ class Syncer:
         else:
             self._rebuild(store, plan, fingerprint, progress)
         report = to_report(plan, time.perf_counter() - started, reason)
-        store.set_meta({LAST_SYNC_KEY: json.dumps({"at": time.time(), **report.as_dict()})})
+        # Not a change of the index: a sync that found nothing to do must not void the
+        # postings, term counts and vectors every reader keeps for the generation.
+        store.set_meta({LAST_SYNC_KEY: json.dumps({"at": time.time(), **report.as_dict()})},
+                       bump=False)
         return report
 
     def pending(self, store: Store) -> int:

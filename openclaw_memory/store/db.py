@@ -139,8 +139,9 @@ class Store(KeywordQueries, VectorQueries):
             self._conn.close()
 
     @contextlib.contextmanager
-    def write(self) -> Iterator[Any]:
-        """One write transaction; bumps the generation so every reader's cache refreshes."""
+    def write(self, *, bump: bool = True) -> Iterator[Any]:
+        """One write transaction; bumps the generation so every reader's cache refreshes
+        (``bump=False``: a write no reader caches, as the embedding cache's rows)."""
         with self._lock:
             conn = self._conn
             try:
@@ -149,9 +150,10 @@ class Store(KeywordQueries, VectorQueries):
                 raise StoreError(f"index is locked or read-only: {exc}") from exc
             try:
                 yield conn
-                conn.execute(
-                    "insert into meta(key, value) values('generation', '1') on conflict(key) "
-                    "do update set value = cast(value as integer) + 1")
+                if bump:
+                    conn.execute(
+                        "insert into meta(key, value) values('generation', '1') on conflict(key) "
+                        "do update set value = cast(value as integer) + 1")
                 conn.execute("commit")
             except BaseException as exc:
                 with contextlib.suppress(Exception):
@@ -174,8 +176,10 @@ class Store(KeywordQueries, VectorQueries):
         rows = self.query("select value from meta where key = ?", (key,))
         return str(rows[0][0]) if rows else None
 
-    def set_meta(self, values: Mapping[str, str]) -> None:
-        with self.write() as conn:
+    def set_meta(self, values: Mapping[str, str], *, bump: bool = True) -> None:
+        """Write meta values; ``bump=False`` for a value no reader caches (when the last sync
+        ran), so that a sync that changed nothing leaves every reader's cache standing."""
+        with self.write(bump=bump) as conn:
             conn.executemany(
                 "insert into meta(key, value) values(?, ?) on conflict(key) "
                 "do update set value = excluded.value", list(values.items()))
@@ -417,7 +421,9 @@ class Store(KeywordQueries, VectorQueries):
         if not items:
             return
         now = time.time()
-        with self.write() as conn:
+        # No generation bump: no search result and no reader's cache (postings, terms,
+        # vectors) depends on these rows, and a bump would void them all.
+        with self.write(bump=False) as conn:
             conn.executemany(
                 "insert into embedding_cache(provider, model, provider_key, hash, embedding, "
                 "dims, updated_at) values (?,?,?,?,?,?,?) on conflict do update set "

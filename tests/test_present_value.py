@@ -446,3 +446,22 @@ def test_the_words_asking_for_now_are_not_searched_as_the_questions_words(
     unchanged = read_question(replace(request, query="Where did Ada live in 2020?"),
                                SearchSettings(), [])
     assert unchanged is not None and unchanged.request.keywords == unchanged.request.query
+
+
+def test_asked_now_the_subjects_newest_statements_follow_the_answers_newest_first(
+        embed: Any) -> None:
+    # The notes' last words on Omar that answer nothing still come right after the answers
+    # (the newest first, then the older one it supersedes), before other hits: what the notes
+    # said last is in front of the model. Without "now" they keep their places.
+    curated = cited_hit("MEMORY.md", "- Omar's manager is Sarah Kim.", 0.7)
+    budget = cited_hit("memory/2026-03-01.md", "- Team budget approved for SREcon.", 0.5)
+    resign = cited_hit("memory/2026-06-02.md", "- Raj resigned. Omar is worried about the promo.", 0.4)
+    dana = cited_hit("memory/2026-06-10.md", "- Omar's 1:1s are with Dana from now on.", 0.3)
+    goals = cited_hit("memory/2026-09-03.md", "- Omar asked me to draft his quarterly goals.", 0.2)
+    hits = [curated, budget, resign, dana, goals]
+    ranked = newer_first(hits, "Who is Omar's manager now?", embed)
+    assert [h.path for h in ranked] == [dana.path, curated.path, goals.path, resign.path,
+                                        budget.path]
+    assert ranked[1].superseded_by == "memory/2026-06-10.md#L1"
+    assert [h.path for h in newer_first(hits, "Who is Omar's manager?", embed)] == [
+        dana.path, curated.path, budget.path, resign.path, goals.path]

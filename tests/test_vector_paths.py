@@ -209,3 +209,28 @@ def test_binary_codes_follow_adds_and_deletes_and_filter_by_folder(
         f"select path from chunks where rowid in ({','.join(str(r) for r, _ in inside)})")}
     assert paths == {"memory/c.md"}
     store.close()
+
+
+def test_cosines_of_chosen_chunks_come_from_the_loaded_matrix_and_agree_with_the_database(
+        tmp_path: Path, rng: np.random.Generator) -> None:
+    store = Store(tmp_path / "i.sqlite", vector_backend="numpy")
+    add(store, "a", 40, rng)
+    add(store, "b", 30, rng)
+    query = unit(rng)
+    wanted = [r for r, in store.query("select rowid from chunks order by rowid desc limit 25")]
+    from_database = store.cosines(query, [*wanted, 10_000])  # one rowid no chunk has
+    assert store._numpy.loaded(store.generation()) is None  # nothing read yet
+    store.vector_search(query, 6, ("memory",))  # the matrix searches use is read
+    assert store._numpy.loaded(store.generation()) is not None
+    reads: list[str] = []
+    store._conn.set_trace_callback(reads.append)
+    from_matrix = store.cosines(query, [*wanted, 10_000])
+    store._conn.set_trace_callback(None)
+    assert from_matrix.keys() == from_database.keys() == set(wanted)
+    assert all(abs(from_matrix[r] - from_database[r]) < 1e-6 for r in wanted)
+    # Only the rowid the matrix lacks is looked for in the database.
+    assert [sql for sql in reads if "embedding from chunks" in sql] == [
+        "select rowid, embedding from chunks where embedding is not null and rowid in (10000)"]
+    add(store, "c", 5, rng)  # a new generation: the matrix is stale until a search reads it
+    assert store._numpy.loaded(store.generation()) is None
+    store.close()

@@ -174,6 +174,14 @@ class NumpyVectors:
                 self._key = key
             return self._rowids, self._matrix
 
+    def loaded(self, generation: int) -> tuple[npt.NDArray[np.int64], FloatArray] | None:
+        """The matrix read for ``generation`` (of whichever sources), or None: a caller
+        comparing a few chunks reads them here instead of from the database."""
+        with self._lock:
+            if self._key is None or self._key[0] != generation or not self._matrix.size:
+                return None
+            return self._rowids, self._matrix
+
     def search(self, conn: Any, query: FloatArray, k: int, sources: Sequence[str],
                generation: int, among: Sequence[int] | None = None) -> VectorHits:
         """Top ``k`` by cosine, over every row or only the rowids ``among``."""

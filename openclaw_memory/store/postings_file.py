@@ -122,7 +122,7 @@ def load_postings(index: Path, room: int) -> Postings | None:
             size = os.fstat(handle.fileno()).st_size
             if size > room or size < _HEAD.size:
                 return None
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            mapped = _mapped(handle.fileno())
     except (OSError, ValueError):
         return None
     try:
@@ -138,6 +138,18 @@ def load_postings(index: Path, room: int) -> Postings | None:
             mapped.close()
         _remove(target)
         return None
+
+
+def _mapped(fileno: int) -> mmap.mmap:
+    """The file mapped read-only, its pages mapped in at once where the system can
+    (``MAP_POPULATE``, Linux): the postings are loaded in the background, and a search then
+    takes no page fault on a term it is the first to ask for (they were a fifth of a new
+    question's first search at 100k chunks)."""
+    populate = getattr(mmap, "MAP_POPULATE", 0)
+    if populate:
+        with contextlib.suppress(OSError, ValueError):
+            return mmap.mmap(fileno, 0, flags=mmap.MAP_SHARED | populate, prot=mmap.PROT_READ)
+    return mmap.mmap(fileno, 0, access=mmap.ACCESS_READ)
 
 
 def _views(mapped: mmap.mmap, start: int, layout: dict[str, Any]) -> dict[str, np.ndarray]:

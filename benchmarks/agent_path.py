@@ -20,7 +20,9 @@ worker, a reloaded server):
 * ``costly``: the ``openai`` provider (costly: OpenAI, Gemini, Voyage, Mistral are) over
   HTTP to an OpenAI-compatible server on 127.0.0.1 that answers with the same vectors.
 
-Per index: ``first 10`` (p50 of the first ten searches after open: FTS5 answers keywords until
+Per index, each figure the median over ``--runs`` new processes (one process's first ten
+searches swing by a third on a shared machine; each process's ``first 10`` is listed too):
+``first 10`` (p50 of the first ten searches after open: FTS5 answers keywords until
 the postings file is loaded), ``ready s`` (open until the keyword postings are in memory: the
 first search asks for them),
 ``warm`` (p50 of a second pass over the questions, after one pass that embedded the lines a

@@ -112,8 +112,10 @@ def test_curated_lines_no_hit_cites_shape_the_groups_and_never_become_hits(embed
 
     ranked = newer_first([curated, newer, partner], "Who is Ada Park's partner now?", embed,
                          curated_text=text)
-    assert [h.path for h in ranked] == ["memory/2025-04-18.md", "MEMORY.md",
-                                        "memory/2025-05-20.md"]
+    # The answer first; asked "now", Ada Park's newest other statement (dated) next; the
+    # curated hit, which answers nothing asked, after them.
+    assert [h.path for h in ranked] == ["memory/2025-04-18.md", "memory/2025-05-20.md",
+                                        "MEMORY.md"]
     assert reads == [1]
     # Not asked about the present: nothing is read.
     newer_first([curated, newer, partner], "Who did Ada Park date before?", embed,

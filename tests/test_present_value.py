@@ -465,3 +465,19 @@ def test_asked_now_the_subjects_newest_statements_follow_the_answers_newest_firs
     assert ranked[1].superseded_by == "memory/2026-06-10.md#L1"
     assert [h.path for h in newer_first(hits, "Who is Omar's manager?", embed)] == [
         dana.path, curated.path, budget.path, resign.path, goals.path]
+
+
+def test_notes_whose_lines_carry_labels_are_not_a_conversation(embed: Any) -> None:
+    # "Spike: ...", "ledger: ..." label a note's lines, each with another label; a
+    # conversation's speakers speak more than once. Read as a conversation, no newer line
+    # could pass the curated passage without "now" (the hand-written dev set's en11).
+    curated = cited_hit("MEMORY.md", "## ledger (accounting service)\n"
+                        "- Decision (Jan): event bus will be Kafka (MSK).", 0.6)
+    spike = cited_hit("memory/2026-02-05.md", "- Spike: NATS JetStream vs Kafka for ledger.", 0.4)
+    review = cited_hit("memory/2026-02-12.md",
+                       "- Architecture review: dropped Kafka for ledger, going with NATS.", 0.3)
+    staging = cited_hit("memory/2026-03-19.md",
+                        "- ledger: first events flowing through JetStream in staging.", 0.2)
+    ranked = newer_first([curated, spike, review, staging], "Which event bus does ledger use?",
+                         embed)
+    assert ranked[0].path != "MEMORY.md" and ranked[0].as_of is not None

@@ -79,3 +79,24 @@ def test_one_line_questions_and_weight_zero_are_untouched(child: Path, tmp_path:
                           search={"query_lines_weight": 0.0}) as memory:
         assert all(h.explanation.line_cosine is None
                    for h in memory.search(DIALOGUE, min_score=0.0).results)
+
+
+def test_with_a_costly_provider_a_dialogues_lines_are_embedded_beside_the_question(
+        child: Path, tmp_path: Path, local_openai: Any) -> None:
+    # Two requests that overlap instead of following each other: the question's (slowed
+    # here) and its lines'. The result is the same as embedding them one after the other.
+    from openai_server import embeddings
+
+    settings = {"embedding": {"provider": "openai", "base_url": local_openai.base_url,
+                              "api_key": "sk-test", "timeout_seconds": 5.0}}
+    with MemoryIndex.open(child, index_path=tmp_path / "i.sqlite", **settings) as memory:
+        memory.sync()
+        assert memory.provider is not None and memory.provider.costly
+        local_openai.max_in_flight = 0
+        local_openai.script(embeddings(dims=16, delay=0.3), embeddings(dims=16, delay=0.3))
+        hits = memory.search(DIALOGUE, min_score=0.0).results
+        assert local_openai.max_in_flight == 2
+        texts = [r.json["input"] for r in local_openai.requests_to()[-2:]]
+        assert sorted(len(t) if isinstance(t, list) else 1 for t in texts) == [
+            1, len(query_lines(DIALOGUE))]
+        assert all(h.explanation.line_cosine is not None for h in hits)

@@ -30,7 +30,12 @@ from openclaw_memory.search.dates import (
 from openclaw_memory.search.gates import Gated, Ranked, gate_candidates
 from openclaw_memory.search.hits import build_hits, focus_snippets
 from openclaw_memory.search.keywords import candidate_query, keyword_candidates
-from openclaw_memory.search.querylines import best_line_cosines, blend, query_lines
+from openclaw_memory.search.querylines import (
+    best_line_cosines,
+    blend,
+    line_vectors,
+    query_lines,
+)
 from openclaw_memory.search.question import Question, read_question
 from openclaw_memory.search.ranking import Candidate, decay_multiplier, evidence, fuse, mmr_order
 from openclaw_memory.search.recency import LOOKAHEAD, looks_wider, newer_first
@@ -83,6 +88,8 @@ class _Candidates:
     error: EmbeddingError | None = None
     dated: dict[int, float] = field(default_factory=dict)
     """Chunks of the daily files of the periods the question names, with their cosines."""
+    lines: Future[np.ndarray] | None = None
+    """The vectors of a dialogue's lines, embedded beside the question (a costly provider)."""
 
     def keys(self) -> list[int]:
         return sorted({k for k, _ in self.vector_hits} | {k for k, _ in self.text_hits}
@@ -137,6 +144,8 @@ def _gather(store: SearchBackend, provider: EmbeddingProvider | None, request: S
             settings: SearchSettings, notes: list[str]) -> _Candidates:
     limit = min(200, max(1, request.max_results * settings.candidate_multiplier))
     found = _Candidates()
+    if provider is not None and settings.query_lines_weight > 0 and settings.fusion == "absolute":
+        found.lines = line_vectors(provider, query_lines(request.query))
     if provider is not None:
         try:
             found.query_vector = _query_vector(provider, request.query)
@@ -265,7 +274,7 @@ def _line_cosines(store: SearchBackend, provider: EmbeddingProvider | None,
     if not parts or provider is None or found.query_vector is None:
         return {}
     try:
-        return best_line_cosines(store, provider, parts, found.keys())
+        return best_line_cosines(store, provider, parts, found.keys(), found.lines)
     except IndexCorruptError:
         raise
     except (EmbeddingError, StoreError) as exc:

@@ -29,6 +29,7 @@ chosen with and never tuned on: its docstring).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -231,22 +232,29 @@ def _alike(alike: np.ndarray, said: Sequence[frozenset[str]],
     return np.asarray(alike + shift)
 
 
-def _spoken(lines: Sequence[str]) -> bool:
-    """Whether the lines are a conversation's: most name their speaker ("Nate: ..."), and a
-    speaker speaks twice. Notes label their lines too ("Spike: NATS vs Kafka", "Architecture
-    review: dropped Kafka"), each with another label; read as a conversation, a present
-    question's answers in them could not move (the hand-written knowledge-update dev set)."""
-    labels = [found.group(1).lower() for line in lines if (found := _SPOKEN.match(line))]
-    return 2 * len(labels) > len(lines) and len(set(labels)) < len(labels)
+def _spoken(pool: Sequence[tuple[int, str]], hits: Sequence[SearchHit],
+            cited: Sequence[list[str]]) -> bool:
+    """Whether the subject's lines are a conversation's: one is a transcript's, or most are
+    turns. A turn names its speaker ("Nate: ...") who speaks again among the hits' lines.
+    Notes label their lines too ("Spike: NATS vs Kafka", "Architecture review: dropped
+    Kafka"), each with another label; read as a conversation, a present question's answers
+    in them could not move (the hand-written knowledge-update dev set's en11)."""
+    if any(hits[k].source == "sessions" for k, _ in pool):
+        return True  # an agent's own transcript: its turns are never dated facts
+    labels = Counter(found.group(1).lower() for lines in cited for line in lines
+                     if (found := _SPOKEN.match(line)))
+
+    def turn(line: str) -> bool:
+        found = _SPOKEN.match(line)
+        return found is not None and labels[found.group(1).lower()] > 1
+    return 2 * sum(turn(line) for _, line in pool) > len(pool)
 
 
 def conversation_only(question: str, cited: Sequence[list[str]],
                       hits: Sequence[SearchHit]) -> bool:
     """Whether the lines naming the question's subject are a conversation's and no hit is
     curated: a question without "now" then keeps its order (nothing may move)."""
-    return (_spoken([line for _, line in subject_pool(question, cited)[1]])
-            and _spoken([line for lines in cited for line in lines])
-            and not any(map(curated, hits)))
+    return _spoken(subject_pool(question, cited)[1], hits, cited) and not any(map(curated, hits))
 
 
 def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequence[list[str]],
@@ -278,11 +286,7 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
         # beside 女儿), or be about the question in words the subject's lines lack (the
         # bundled Kestrel notes' "current" questions: MRR 57.5 -> 62.5 with this rule).
         return tuple(hits)
-    # The subject's lines are spoken, and so are the hits' (where a speaker's other turns
-    # show who speaks): a pool of two turns by two people has no repeated speaker alone.
-    said = _spoken([line for _, line in pool]) or (
-        bool(pool) and _spoken([line for lines in cited for line in lines])
-        and 2 * sum(bool(_SPOKEN.match(line)) for _, line in pool) > len(pool))
+    said = _spoken(pool, hits, cited)
     spoken = said and not now
     if spoken and not any(map(curated, hits)):
         return tuple(hits)  # a conversation's logs alone: nothing may move

@@ -14,7 +14,9 @@ One-line questions are untouched.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
@@ -22,7 +24,7 @@ import numpy as np
 from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.search.backend import SearchBackend
 
-__all__ = ["MAX_LINES", "best_line_cosines", "blend", "query_lines"]
+__all__ = ["MAX_LINES", "best_line_cosines", "blend", "line_vectors", "query_lines"]
 
 #: The last lines of a long paste are compared, no more: each costs an embedding per search.
 MAX_LINES = 16
@@ -34,12 +36,34 @@ def query_lines(query: str) -> list[str]:
     return lines[-MAX_LINES:] if len(lines) > 1 else []
 
 
+def line_vectors(provider: EmbeddingProvider, lines: Sequence[str]) -> Future[np.ndarray] | None:
+    """The lines' vectors being embedded beside the question's own, for a provider that
+    costs a round trip per call (an API): the two requests overlap instead of following
+    each other (a dialogue's first search paid both). None for a local provider, whose
+    lines are embedded when they are compared, or for a one-line question."""
+    if not lines or not provider.costly:
+        return None
+    later: Future[np.ndarray] = Future()
+
+    def embed() -> None:
+        try:
+            later.set_result(np.asarray(provider.embed_for_search(list(lines)), np.float32))
+        except BaseException as exc:  # handed to the search, which reports it
+            later.set_exception(exc)
+
+    threading.Thread(target=embed, name="openclaw-memory-question-lines", daemon=True).start()
+    return later
+
+
 def best_line_cosines(store: SearchBackend, provider: EmbeddingProvider, lines: Sequence[str],
-                      keys: Sequence[int]) -> dict[int, float]:
-    """For each chunk in ``keys``, its best cosine with one of ``lines``."""
+                      keys: Sequence[int], embedded: Future[np.ndarray] | None = None,
+                      ) -> dict[int, float]:
+    """For each chunk in ``keys``, its best cosine with one of ``lines`` (``embedded``:
+    their vectors from :func:`line_vectors`, else embedded here)."""
     if not lines or not keys:
         return {}
-    vectors: np.ndarray[Any, Any] = np.asarray(provider.embed_for_search(list(lines)), np.float32)
+    vectors: np.ndarray[Any, Any] = (embedded.result() if embedded is not None else
+                                     np.asarray(provider.embed_for_search(list(lines)), np.float32))
     # A line the provider could not embed adds nothing.
     usable = vectors[np.all(np.isfinite(vectors), axis=1) & np.any(vectors, axis=1)]
     if not len(usable):

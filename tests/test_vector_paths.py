@@ -234,3 +234,22 @@ def test_cosines_of_chosen_chunks_come_from_the_loaded_matrix_and_agree_with_the
     add(store, "c", 5, rng)  # a new generation: the matrix is stale until a search reads it
     assert store._numpy.loaded(store.generation()) is None
     store.close()
+
+
+def test_the_matrix_is_read_in_batches_exactly_and_refuses_vectors_of_two_widths(
+        tmp_path: Path, rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch) -> None:
+    from openclaw_memory.store import vectors as vectors_module
+
+    monkeypatch.setattr(vectors_module, "_READ_BATCH", 7)  # batches end inside the rows
+    store = Store(tmp_path / "i.sqlite", vector_backend="numpy")
+    add(store, "a", 40, rng)
+    sql = "select rowid, embedding from chunks order by rowid"
+    rowids, matrix = NumpyVectors()._read(store._conn, sql, (), 40)
+    expected = store.query(sql)
+    assert rowids.tolist() == [r for r, _ in expected]
+    assert np.array_equal(matrix, np.stack([np.frombuffer(b, np.float32) for _, b in expected]))
+    store._conn.execute("update chunks set embedding = ? where rowid = (select max(rowid) "
+                        "from chunks)", (np.ones(DIMS * 2, np.float32).tobytes(),))
+    with pytest.raises(ValueError, match="changed shape"):
+        NumpyVectors()._read(store._conn, sql, (), 40)
+    store.close()

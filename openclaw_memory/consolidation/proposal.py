@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from openclaw_memory.answer_tool import answer_tool
 from openclaw_memory.consolidation.snapshot import Snapshot
 from openclaw_memory.errors import ContentError
 from openclaw_memory.files.curation import stamp_date
@@ -55,11 +56,8 @@ class ProposedEdits(BaseModel):
 
 def proposal_tool_schema() -> dict[str, Any]:
     """The OpenAI-style tool definition the consolidation model answers with."""
-    return {"type": "function", "function": {
-        "name": PROPOSAL_TOOL,
-        "description": "Propose the edits that bring the curated memory file up to date (an "
-                       "empty list when it already is).",
-        "parameters": ProposedEdits.model_json_schema()}}
+    return answer_tool(PROPOSAL_TOOL, "Propose the edits that bring the curated memory file "
+                       "up to date (an empty list when it already is).", ProposedEdits)
 
 
 @dataclass(frozen=True, slots=True)

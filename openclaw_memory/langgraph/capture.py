@@ -25,6 +25,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from pydantic import BaseModel, Field, ValidationError
 
+from openclaw_memory.answer_tool import answer_tool
 from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.langchain.scope import MemoryScope, ScopedMemory
 from openclaw_memory.langgraph._common import (
@@ -82,10 +83,8 @@ class CapturedNotes(BaseModel):
 
 
 def _tool_schema() -> dict[str, Any]:
-    return {"type": "function", "function": {
-        "name": CAPTURE_TOOL, "description": "Save durable facts and preferences from the last "
-        "turns (an empty list when there are none).",
-        "parameters": CapturedNotes.model_json_schema()}}
+    return answer_tool(CAPTURE_TOOL, "Save durable facts and preferences from the last turns "
+                       "(an empty list when there are none).", CapturedNotes)
 
 
 @dataclass(frozen=True, slots=True)

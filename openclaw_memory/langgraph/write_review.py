@@ -31,6 +31,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel, Field, ValidationError
 
+from openclaw_memory.answer_tool import answer_tool
 from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.files.notes import RelatedLine, WriteResult, today
 from openclaw_memory.files.workspace import is_daily
@@ -86,11 +87,8 @@ class LineDecisions(BaseModel):
 
 def review_tool_schema() -> dict[str, Any]:
     """The OpenAI-style tool definition the review turn answers with."""
-    return {"type": "function", "function": {
-        "name": REVIEW_TOOL,
-        "description": "Decide, for each related line, whether it stays, is updated to the "
-                       "fact as it is now, or is removed.",
-        "parameters": LineDecisions.model_json_schema()}}
+    return answer_tool(REVIEW_TOOL, "Decide, for each related line, whether it stays, is "
+                       "updated to the fact as it is now, or is removed.", LineDecisions)
 
 
 @dataclass(frozen=True, slots=True)

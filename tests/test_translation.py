@@ -175,3 +175,27 @@ def test_the_dictionary_file_is_read_word_by_word_and_refused_when_not_private(
         assert open_tables(path) is None
     finally:
         translation._dictionary.cache_clear()
+
+
+class _CountingStore:
+    """Chunk counts for the terms a test says are present; records each batch asked."""
+
+    def __init__(self, present: set[str]) -> None:
+        self.present = present
+        self.asked: list[list[str]] = []
+
+    def term_statistics(self, terms: list[str]) -> tuple[int, dict[str, int]]:
+        self.asked.append(list(terms))
+        return 100, {t: 3 if t in self.present else 0 for t in terms}
+
+
+def test_renderings_are_counted_until_one_is_present_and_all_when_none_is() -> None:
+    from openclaw_memory.search.pipeline import _RENDERINGS_AT_ONCE, _counted_until_found
+
+    terms = [f"t{n}" for n in range(3 * _RENDERINGS_AT_ONCE + 5)]
+    found = _CountingStore({terms[_RENDERINGS_AT_ONCE + 2]})
+    counted = _counted_until_found(found, terms)  # type: ignore[arg-type]
+    assert len(found.asked) == 2 and counted[terms[_RENDERINGS_AT_ONCE + 2]] == 3
+    absent = _CountingStore(set())
+    counted = _counted_until_found(absent, terms)  # type: ignore[arg-type]
+    assert sum(map(len, absent.asked)) == len(terms) and not any(counted.values())

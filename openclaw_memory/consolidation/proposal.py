@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from openclaw_memory.answer_tool import answer_tool
+from openclaw_memory.consolidation.answer_tool import answer_tool
 from openclaw_memory.consolidation.snapshot import Snapshot
 from openclaw_memory.errors import ContentError
 from openclaw_memory.files.curation import stamp_date

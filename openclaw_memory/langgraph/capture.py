@@ -25,7 +25,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from pydantic import BaseModel, Field, ValidationError
 
-from openclaw_memory.answer_tool import answer_tool
+from openclaw_memory.consolidation.answer_tool import answer_tool
 from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.langchain.scope import MemoryScope, ScopedMemory
 from openclaw_memory.langgraph._common import (

@@ -31,7 +31,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel, Field, ValidationError
 
-from openclaw_memory.answer_tool import answer_tool
+from openclaw_memory.consolidation.answer_tool import answer_tool
 from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.files.notes import RelatedLine, WriteResult, today
 from openclaw_memory.files.workspace import is_daily

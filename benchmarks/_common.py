@@ -9,6 +9,7 @@ cost of an embedding model is excluded for every system measured.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import platform
@@ -244,9 +245,13 @@ class EmbeddingsServer:
                 texts = [body["input"]] if isinstance(body["input"], str) else list(body["input"])
                 vectors = provider.embed_documents(texts)
                 server.requests += 1
+                # As OpenAI answers: base64 float32 when asked (our client asks), else numbers.
+                packed = body.get("encoding_format") == "base64"
                 payload = json.dumps({
                     "object": "list", "model": body.get("model", "bench"),
-                    "data": [{"object": "embedding", "index": i, "embedding": v.tolist()}
+                    "data": [{"object": "embedding", "index": i,
+                              "embedding": base64.b64encode(np.asarray(v, "<f4").tobytes()).decode()
+                              if packed else v.tolist()}
                              for i, v in enumerate(vectors)],
                     "usage": {"prompt_tokens": 0, "total_tokens": 0}}).encode()
                 self.send_response(200)

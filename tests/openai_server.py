@@ -27,10 +27,12 @@ Use it in a test module with::
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import math
 import random
+import struct
 import threading
 import time
 import uuid
@@ -58,6 +60,7 @@ __all__ = [
     "mixed_dims",
     "non_numeric",
     "rate_limited",
+    "refuses_packed",
     "reported_usage",
     "server_error",
     "slow",
@@ -117,12 +120,22 @@ def _inputs(request: RecordedRequest) -> list[str]:
 
 
 def _embedding_body(request: RecordedRequest, vectors: list[Any]) -> dict[str, Any]:
+    """The response body; vectors as base64 little-endian float32 when the request asks for
+    ``encoding_format: base64`` (as OpenAI answers), else as lists of numbers."""
+    packed = (request.json or {}).get("encoding_format") == "base64"
     return {
         "object": "list",
         "model": (request.json or {}).get("model", "fake"),
-        "data": [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)],
+        "data": [{"object": "embedding", "index": i,
+                  "embedding": _packed(v) if packed else v} for i, v in enumerate(vectors)],
         "usage": {"prompt_tokens": 0, "total_tokens": 0},
     }
+
+
+def _packed(vector: list[Any]) -> Any:
+    if not all(isinstance(x, (int, float)) for x in vector):
+        return vector  # (a malformed vector stays malformed)
+    return base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode()
 
 
 def embeddings(
@@ -186,6 +199,20 @@ def drip(seconds_per_byte: float) -> Behaviour:
     def behave(request: RecordedRequest) -> Reply:
         reply = normal(request)
         return Reply(reply.status, reply.body, reply.headers, drip=seconds_per_byte)
+
+    return behave
+
+
+def refuses_packed(status: int = 400) -> Behaviour:
+    """A server that cannot send base64 (vLLM before 0.6, some gateways): a request asking
+    for it gets HTTP ``status``; one asking for floats a normal answer."""
+    normal = embeddings()
+
+    def behave(request: RecordedRequest) -> Reply:
+        if (request.json or {}).get("encoding_format") == "base64":
+            return _error(status, "base64 encoding is not currently supported", None,
+                          "BadRequestError")
+        return normal(request)
 
     return behave
 

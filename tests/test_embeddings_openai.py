@@ -10,14 +10,18 @@ import numpy as np
 import pytest
 from openai_server import (
     FakeOpenAIServer,
+    RecordedRequest,
+    Reply,
     embeddings,
     fake_vector,
     insufficient_quota,
+    json_reply,
     malformed_json,
     missing_data,
     mixed_dims,
     non_numeric,
     rate_limited,
+    refuses_packed,
     server_error,
     slow,
     wrong_count,
@@ -106,6 +110,55 @@ def test_batches_split_at_token_budget_and_results_follow_input_order(server):
     for batch in sent:
         assert sum(count_tokens(t, "cl100k_base") for t in batch) <= 60
     np.testing.assert_allclose(vectors, expected_rows(texts), atol=1e-6)
+
+
+def test_vectors_are_asked_for_as_base64_and_read_as_floats_would_be(server):
+    texts = ["alpha", "beta", "gamma"]
+    provider = make_provider(server)
+
+    vectors = provider.embed_documents(texts)
+
+    # (the scripted server answers a base64 request as OpenAI does: packed float32)
+    assert server.requests[0].json["encoding_format"] == "base64"
+    np.testing.assert_allclose(vectors, expected_rows(texts), atol=1e-6)
+
+
+def test_a_server_ignoring_base64_is_read_in_floats(server):
+    def floats_always(request: RecordedRequest) -> Reply:
+        body = {"object": "list", "model": "fake", "usage": {},
+                "data": [{"object": "embedding", "index": i, "embedding": fake_vector(t, DIMS)}
+                         for i, t in enumerate(request.json["input"])]}
+        return json_reply(body)
+
+    server.route("/v1/embeddings", floats_always)
+    vectors = make_provider(server).embed_documents(["a", "b"])
+
+    np.testing.assert_allclose(vectors, expected_rows(["a", "b"]), atol=1e-6)
+
+
+@pytest.mark.parametrize("status", [400, 422])
+def test_a_server_refusing_base64_is_asked_in_floats_from_then_on(server, status):
+    server.route("/v1/embeddings", refuses_packed(status))
+    sleep = SleepRecorder()
+    provider = make_provider(server, sleep)
+
+    first = provider.embed_documents(["a"])
+    second = provider.embed_documents(["b"])
+
+    formats = [r.json["encoding_format"] for r in server.requests]
+    assert formats == ["base64", "float", "float"]  # one refusal, never asked again
+    assert sleep.waits == []  # no backoff: the refusal is not the server's trouble
+    np.testing.assert_allclose(np.vstack([first, second]), expected_rows(["a", "b"]), atol=1e-6)
+
+
+def test_a_refusal_of_floats_too_is_the_error_reported(server):
+    server.script(server_error(400), server_error(400))
+
+    with pytest.raises(EmbeddingError, match="HTTP 400") as caught:
+        make_provider(server, SleepRecorder()).embed_documents(["a"])
+
+    assert caught.value.status == 400 and not caught.value.retryable
+    assert [r.json["encoding_format"] for r in server.requests] == ["base64", "float"]
 
 
 def test_plan_batches_puts_an_over_budget_text_alone_and_keeps_every_text():
@@ -321,7 +374,7 @@ def test_headers_base_url_and_model_reach_the_server(server):
     assert request.headers["x-team"] == "memory"
     assert request.headers["authorization"] == "Bearer sk-test-secret"
     assert request.json["model"] == "my-embedder"
-    assert request.json["encoding_format"] == "float"
+    assert request.json["encoding_format"] == "base64"
 
 
 def test_provider_key_ignores_credentials_but_not_other_headers(server):

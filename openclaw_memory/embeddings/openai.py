@@ -162,6 +162,11 @@ class OpenAIProvider(EmbeddingProvider):
         self._rng = rng
         # Bounds requests in flight across all callers, not just within one call.
         self._slots = threading.BoundedSemaphore(settings.concurrency)
+        # Vectors are asked for as base64 float32 (as OpenAI's own client does): a quarter
+        # of the bytes of decimal floats, and no number parsing. Many compatible servers
+        # ignore the field and send floats (parsed as well); one that refuses it is asked in
+        # floats from then on (:meth:`_post_once`).
+        self._packed = True
         self.batches = BatchJobs(
             OpenAIBatches(self._client, self.model, dimensions=settings.dimensions,
                           parse=lambda body, count: parse_embeddings(body, count, self.dims,
@@ -238,6 +243,21 @@ class OpenAIProvider(EmbeddingProvider):
         return sleep
 
     def _post_once(self, batch: list[str]) -> FloatArray:
+        packed = self._packed
+        try:
+            return self._post_as(batch, packed)
+        except EmbeddingError as exc:
+            if not packed or exc.status not in _REFUSED_PACKED:
+                raise
+        # Some servers and gateways answer base64 with HTTP 400 or 422 ("base64 encoding is
+        # not currently supported"): asked again in floats; if that works, floats stay for the
+        # provider's life (otherwise the floats' failure is the one reported). A 5xx is the
+        # server's trouble, retried as it was asked.
+        vectors = self._post_as(batch, packed=False)
+        self._packed = False
+        return vectors
+
+    def _post_as(self, batch: list[str], packed: bool) -> FloatArray:
         import openai
 
         options: dict[str, Any] = {}
@@ -249,8 +269,8 @@ class OpenAIProvider(EmbeddingProvider):
         deadline = time.monotonic() + limit
         try:
             with self._slots, self._client.embeddings.with_streaming_response.create(
-                    # Plain floats: several OpenAI-compatible servers cannot send base64.
-                    input=batch, model=self.model, encoding_format="float", timeout=limit,
+                    input=batch, model=self.model, timeout=limit,
+                    encoding_format="base64" if packed else "float",
                     **options,
             ) as response:
                 # The client's timeout bounds each read, not the whole answer: a server that
@@ -350,6 +370,10 @@ def _truncate(text: str, tokens: int, count: Callable[[str], int]) -> tuple[str,
 
 
 # -- responses ----------------------------------------------------------------------------
+
+
+#: HTTP statuses with which a server may refuse vectors as base64 (then asked in floats).
+_REFUSED_PACKED = frozenset({400, 415, 422, 501})
 
 
 def translate_error(exc: Exception, timeout: float) -> EmbeddingError:

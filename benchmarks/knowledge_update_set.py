@@ -14,8 +14,10 @@ workspace (each is indexed from where it lies, the index in a temporary folder).
 Per language and overall: ``current@1`` (a hit covering a current-value line is first),
 ``shown`` (that line's text stands in the snippet of one of the six hits: what the model reads),
 ``stale>cur`` (an earlier value's line ranks above the first current one, or is found when the
-current one is not), ``history@6``, ``unchanged@1``; ``first-person`` repeats current@1 over
-questions about the user's own notes ("I", "my", 我). Configs: ``default``, ``keyword-only``
+current one is not), ``history@6``, ``unchanged@1``; ``unnamed`` and ``named`` repeat
+current@1 over the questions naming someone or something (or asking in the first person: "I",
+"my", 我) that no current-value line names (the user's own notes: "Cancelled the gym", "IT 把
+我的电脑换了") and over those a current-value line names. Configs: ``default``, ``keyword-only``
 (no vectors), ``score-order`` (diagnostic: without newer-first ordering), ``consolidated``:
 the same questions after one consolidation pass (``MemoryConsolidation``) over a copy of each
 workspace, by a scripted chat model that knows the set's annotations (what a model that gets
@@ -53,7 +55,8 @@ from openclaw_memory.langgraph import MemoryConsolidation
 CONFIGS: dict[str, dict[str, Any]] = {
     "default": {}, "keyword-only": {"embedding": {"provider": "none"}},
     "score-order": {"search": {"newer_first": False}}, "consolidated": {}}
-FIRST_PERSON = re.compile(r"\b(?:I|my|me)\b|我")
+FIRST_PERSON = re.compile(r"\b(?:I|my|me|we|our)\b|我")
+_HAN_LEAD = re.compile(r"^[\u3400-\u9fff]{2}")
 Row = dict[str, Any]
 
 
@@ -66,11 +69,27 @@ def first_rank(hits: Sequence[Row], locs: Sequence[Row]) -> int | None:
                  if any(_covers(hit, loc) for loc in locs)), None)
 
 
+def _line(workspace: Path, loc: Row) -> str:
+    return (workspace / loc["path"]).read_text(encoding="utf-8").splitlines()[loc["line"] - 1]
+
+
+def named(workspace: Path, query: Row) -> bool | None:
+    """Whether a current-value line says a name the question asks about (its capitalised
+    words, a Chinese question's first two characters; none for the asker); None when the
+    question names nothing (a project in lower case: "ledger")."""
+    words = re.findall(r"[A-Z][\w-]+", query["question"])[1:]
+    names = [w for w in words if w != "I"] or _HAN_LEAD.findall(query["question"])
+    if names and names[0][0] in "我你他她":
+        names = []
+    if not names:
+        return False if FIRST_PERSON.search(query["question"]) else None
+    return any(name in _line(workspace, loc) for loc in query["gold"] for name in names)
+
+
 def shown(workspace: Path, hits: Sequence[Row], locs: Sequence[Row]) -> bool:
     """A gold line's text (list marker stripped, first 60 characters) is in a hit's snippet."""
     for loc in locs:
-        line = (workspace / loc["path"]).read_text(encoding="utf-8").splitlines()[loc["line"] - 1]
-        text = line.strip().lstrip("-*").strip()[:60]
+        text = _line(workspace, loc).strip().lstrip("-*").strip()[:60]
         if text and any(text in hit["snippet"] for hit in hits):
             return True
     return False
@@ -176,7 +195,9 @@ def run_config(set_dir: Path, config: str, tmp: Path,
                          "snippet": h.snippet} for h in memory.search(query["question"]).results]
                 rows.append({**query, "config": config, "rank": first_rank(hits, query["gold"]),
                              "stale_rank": first_rank(hits, query.get("stale", [])),
-                             "shown": shown(workspace, hits, query["gold"])})
+                             "shown": shown(workspace, hits, query["gold"]),
+                             "named": named(workspace, query) if query["kind"] == "current"
+                             else None})
     return rows
 
 
@@ -188,7 +209,7 @@ def figures(rows: Sequence[Row]) -> dict[str, str]:
     current = [r for r in rows if r["kind"] == "current"]
     stale_above = [r for r in current if r["stale_rank"] is not None
                    and (r["rank"] is None or r["stale_rank"] < r["rank"])]
-    mine = [r for r in current if FIRST_PERSON.search(r["question"])]
+    by_name = {said: [r for r in current if r["named"] is said] for said in (False, True)}
     kinds = {kind: [r for r in rows if r["kind"] == kind] for kind in ("history", "unchanged")}
     return {
         "questions": str(len(rows)),
@@ -197,8 +218,9 @@ def figures(rows: Sequence[Row]) -> dict[str, str]:
         "stale>cur": _pct(len(stale_above), len(current)),
         "history@6": _pct(sum(r["rank"] is not None for r in kinds["history"]), len(kinds["history"])),
         "unchanged@1": _pct(sum(r["rank"] == 1 for r in kinds["unchanged"]), len(kinds["unchanged"])),
-        "first-person": (f"{_pct(sum(r['rank'] == 1 for r in mine), len(mine))} of {len(mine)}"
-                         if mine else "n/a"),
+        **{column: (f"{_pct(sum(r['rank'] == 1 for r in chosen), len(chosen))} of {len(chosen)}"
+                    if chosen else "n/a")
+           for column, chosen in (("unnamed", by_name[False]), ("named", by_name[True]))},
     }
 
 

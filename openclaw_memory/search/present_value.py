@@ -60,6 +60,7 @@ from openclaw_memory.search.subject_lines import (
     without_subject,
 )
 from openclaw_memory.search.textsearch import STOP_WORDS
+from openclaw_memory.search.user_subject import about_user, user_lines, user_names
 from openclaw_memory.types import SearchHit
 
 __all__ = ["ANSWER_SHARE", "CUE_WEIGHT", "NEWEST_SHOWN", "Compared", "CuratedText", "asks_now",
@@ -280,6 +281,11 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     ``subject_text``: a named subject's lines anywhere in memory; the newest answer among
     them that no hit cites becomes the first hit (outside a conversation's logs)."""
     subject, pool = find_subject(question, cited, subject_text)
+    users = user_names(line.text for line in curated_text()) if curated_text else frozenset()
+    if about_user(question, subject, users):
+        # The user's own notes rarely name them: every line of the hits that says something
+        # is theirs (search/user_subject.py).
+        subject, pool = (subject if subject <= users else set(users)), user_lines(cited)
     if pool and pool[0][0] != 0 and not names_someone(question):
         # Words the lines share are a weaker subject than a name: unless the best hit holds
         # them, nothing moves. The best hit may say them in the other language ("daughter"

@@ -1,0 +1,120 @@
+"""The user as a question's subject: the person the notes are kept for.
+
+Notes name their user once, in a curated line ("User: Ravi. Frontend dev", "## User
+(Danielle)", "The user is Claire", "用户：周杰（小周）"), and then write about them without a
+name: "Cancelled the PureGym direct debit. Bouldering at The Arch twice a week instead", "IT
+把我的工作电脑换成了 MacBook Pro M3", "Gave up on nvim ... He's back in VS Code". A question
+naming the user ("Where does Danielle work out now?") or asking in the first person ("我们组的
+周会现在是什么时候？") is about all of those lines, not only the few that say the name: every
+line of the hits that says something is the subject's (search/present_value.py).
+
+On the hand-written knowledge-update dev set, current values whose lines do not name their
+subject were first for 1 of 7 questions before (the others' 17 of 23); the words this module
+reads (a label for the user, first-person words) are data, ``data/user_words.json``, each
+measured there (docs/benchmarks.md: knowledge-update-set).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from importlib import resources
+
+from openclaw_memory.search.attribute_groups import content_words
+from openclaw_memory.search.dateforms import PATTERNS
+from openclaw_memory.search.textsearch import keyword_terms
+
+__all__ = ["MOST_LINES", "about_user", "says_something", "user_lines", "user_names"]
+
+#: The most lines of the hits read as the user's (the hits' first lines first).
+MOST_LINES = 80
+
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff"
+_PAREN = rf"(?:\s*[(（]\s*([^)）]{{1,16}}?)\s*[)）])?"
+
+
+@lru_cache(maxsize=1)
+def _words() -> dict[str, list[str]]:
+    text = resources.files("openclaw_memory").joinpath("data/user_words.json").read_text("utf-8")
+    loaded: dict[str, list[str]] = {key: value for key, value in json.loads(text).items()
+                                    if isinstance(value, list)}
+    return loaded
+
+
+@lru_cache(maxsize=1)
+def _label() -> re.Pattern[str]:
+    """A label naming the user, then the name: "User: Ravi", "user (Danielle)", "user is
+    Claire", "用户：周杰（小周）"; a parenthesis after the name gives another ("Chen Yu (陈宇)")."""
+    forms = []
+    for label in _words()["user_labels"]:
+        if label.isascii():
+            # "the user's husband" names someone else: the label must be followed by the name.
+            forms.append(rf"(?i:\b{re.escape(label)}\b\s*(?::|\(|\bis\s+))\s*"
+                         rf"((?:[A-Z][\w'\u2019-]*\s?){{1,3}}){_PAREN}")
+        else:
+            forms.append(rf"{re.escape(label)}\s*[：:（(]\s*([{_HAN}]{{2,4}}){_PAREN}")
+    # (the label in any case; a Latin name capitalised)
+    return re.compile("|".join(forms))
+
+
+@lru_cache(maxsize=1)
+def _first_person() -> tuple[re.Pattern[str], tuple[str, ...]]:
+    words = _words()["first_person"]
+    latin = [w for w in words if w.isascii()]
+    han = tuple(w for w in words if not w.isascii())
+    pattern = r"(?i)\b(?:" + "|".join(map(re.escape, latin)) + r")\b"
+    if han:
+        pattern += "|" + "|".join(map(re.escape, han))
+    return re.compile(pattern), han
+
+
+def _name_terms(name: str) -> set[str]:
+    name = name.strip()
+    return set(keyword_terms(name)) if name.isascii() else ({name} if name else set())
+
+
+def user_names(lines: Iterable[str]) -> frozenset[str]:
+    """The terms of the user's names that curated ``lines`` give ("User: Chen Yu (陈宇)":
+    chen, yu, 陈宇); empty when no line names the user."""
+    label = _label()
+    names: set[str] = set()
+    for line in lines:
+        for found in label.finditer(line):
+            for group in found.groups():
+                if group:
+                    names |= _name_terms(group)
+    return frozenset(names)
+
+
+def about_user(question: str, subject: set[str], users: frozenset[str]) -> bool:
+    """Whether ``question`` (whose ``subject`` search/subject_lines.py read) asks about the
+    user: it names only the user, or asks in the first person about no one else ("What
+    should I order for Sam?" is about Sam)."""
+    if not users:
+        return False
+    if subject and subject <= users:
+        return True
+    first, han = _first_person()
+    if not first.search(question):
+        return False
+    # A Chinese question's subject is its lead, which may begin with the asker ("我们组的周会").
+    others = {term for term in subject - users if not term.startswith(han)}
+    return not others
+
+
+def says_something(line: str) -> bool:
+    """Whether ``line`` states something: not a heading, and two words or more beside any
+    date ("Tue 24 Feb 2026" and "2026-04-14" only date a daily log)."""
+    if line.lstrip().startswith("#"):
+        return False
+    for pattern in PATTERNS:
+        line = pattern.sub(" ", line)
+    return len(content_words(line)) >= 2
+
+
+def user_lines(cited: Sequence[Sequence[str]]) -> list[tuple[int, str]]:
+    """(hit index, line) of the hits' lines that state something, up to :data:`MOST_LINES`."""
+    return [(k, line) for k, lines in enumerate(cited) for line in lines
+            if says_something(line)][:MOST_LINES]

@@ -69,10 +69,6 @@ def first_rank(hits: Sequence[Row], locs: Sequence[Row]) -> int | None:
                  if any(_covers(hit, loc) for loc in locs)), None)
 
 
-def _line(workspace: Path, loc: Row) -> str:
-    return (workspace / loc["path"]).read_text(encoding="utf-8").splitlines()[loc["line"] - 1]
-
-
 def named(workspace: Path, query: Row) -> bool | None:
     """Whether a current-value line says a name the question asks about (its capitalised
     words, a Chinese question's first two characters; none for the asker); None when the
@@ -89,7 +85,7 @@ def named(workspace: Path, query: Row) -> bool | None:
 def shown(workspace: Path, hits: Sequence[Row], locs: Sequence[Row]) -> bool:
     """A gold line's text (list marker stripped, first 60 characters) is in a hit's snippet."""
     for loc in locs:
-        text = _line(workspace, loc).strip().lstrip("-*").strip()[:60]
+        text = _line(workspace, loc)[:60]
         if text and any(text in hit["snippet"] for hit in hits):
             return True
     return False

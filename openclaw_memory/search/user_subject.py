@@ -1,17 +1,19 @@
 """The user as a question's subject: the person the notes are kept for.
 
-Notes name their user once, in a curated line ("User: Ravi. Frontend dev", "## User
-(Danielle)", "The user is Claire", "用户：周杰（小周）"), and then write about them without a
-name: "Cancelled the PureGym direct debit. Bouldering at The Arch twice a week instead", "IT
-把我的工作电脑换成了 MacBook Pro M3", "Gave up on nvim ... He's back in VS Code". A question
-naming the user ("Where does Danielle work out now?") or asking in the first person ("我们组的
-周会现在是什么时候？") is about all of those lines, not only the few that say the name: every
-line of the hits that says something is the subject's (search/present_value.py).
+Notes name their user once, in a curated line ("User: Priya. Architect", "## User (Priya)",
+"The user is Tomas", "用户: 刘洋 (小刘)", full-width or not), and then write about them
+without a name: "Cancelled the Oasis membership, swimming at the lido instead", "IT 把我的
+电脑换成了新的", "Back on the old keyboard, he says". A question naming the user ("Where does
+Priya swim now?") or asking in the first person ("我们组的周会现在是什么时候?") is about all of
+those lines, not only the few that say the name: every line of the hits that states something
+is the subject's (search/present_value.py).
 
-On the hand-written knowledge-update dev set, current values whose lines do not name their
-subject were first for 1 of 7 questions before (the others' 17 of 23); the words this module
-reads (a label for the user, first-person words) are data, ``data/user_words.json``, each
-measured there (docs/benchmarks.md: knowledge-update-set).
+On the hand-written knowledge-update dev set (docs/benchmarks.md: knowledge-update-set), the
+current value came first for 2 of the 9 questions whose current-value lines do not say the
+name asked about, and for 5 of 9 with this module (14 of 18 when a line says it); current
+values first overall 63.3 -> 73.3 %, an earlier value above the current one 23.3 -> 10.0 %,
+unchanged facts first 60.0 -> 53.3 % (more lines, more that group with an old fact). The words
+it reads (labels for the user, first-person words) are data, ``data/user_words.json``.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ __all__ = ["MOST_LINES", "about_user", "says_something", "user_lines", "user_nam
 MOST_LINES = 80
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff"
-_PAREN = rf"(?:\s*[(（]\s*([^)）]{{1,16}}?)\s*[)）])?"
+_PAREN = r"(?:\s*[(\uff08]\s*([^)\uff09]{1,16}?)\s*[)\uff09])?"
 
 
 @lru_cache(maxsize=1)
@@ -46,7 +48,8 @@ def _words() -> dict[str, list[str]]:
 @lru_cache(maxsize=1)
 def _label() -> re.Pattern[str]:
     """A label naming the user, then the name: "User: Ravi", "user (Danielle)", "user is
-    Claire", "用户：周杰（小周）"; a parenthesis after the name gives another ("Chen Yu (陈宇)")."""
+    Claire", "用户: 周杰 (小周)", full-width or not; a parenthesis after the name gives another
+    ("Chen Yu (陈宇)")."""
     forms = []
     for label in _words()["user_labels"]:
         if label.isascii():
@@ -54,7 +57,7 @@ def _label() -> re.Pattern[str]:
             forms.append(rf"(?i:\b{re.escape(label)}\b\s*(?::|\(|\bis\s+))\s*"
                          rf"((?:[A-Z][\w'\u2019-]*\s?){{1,3}}){_PAREN}")
         else:
-            forms.append(rf"{re.escape(label)}\s*[：:（(]\s*([{_HAN}]{{2,4}}){_PAREN}")
+            forms.append(rf"{re.escape(label)}\s*[\uff1a:\uff08(]\s*([{_HAN}]{{2,4}}){_PAREN}")
     # (the label in any case; a Latin name capitalised)
     return re.compile("|".join(forms))
 

@@ -281,6 +281,9 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     ``subject_text``: a named subject's lines anywhere in memory; the newest answer among
     them that no hit cites becomes the first hit (outside a conversation's logs)."""
     subject, pool = find_subject(question, cited, subject_text)
+    if curated_text is not None:  # read once: the user's name, then the subject's lines
+        kept_lines = tuple(curated_text())
+        curated_text = lambda: kept_lines  # noqa: E731
     users = user_names(line.text for line in curated_text()) if curated_text else frozenset()
     if about_user(question, subject, users):
         # The user's own notes rarely name them: every line of the hits that says something

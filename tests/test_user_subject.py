@@ -103,3 +103,17 @@ def test_without_a_user_named_in_the_notes_unnamed_lines_are_nobodys(tmp_path: P
     with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
         hits = memory.search("Where does Priya swim now?").results
         assert all(h.superseded_by is None for h in hits if h.path == "MEMORY.md")
+
+
+def test_the_users_later_unrelated_notes_do_not_take_the_answers_place(tmp_path: Path) -> None:
+    # Every line of the hits is the user's; a newer one joining the answer's group only on
+    # average ("Lunch was noodles") must not come first: it must be close to the answer itself.
+    ws = _workspace(tmp_path / "ws")
+    (ws / "memory" / "2026-05-21.md").write_text(
+        "Thu 21 May 2026\n- Lunch was noodles at the market.\n- Watered the plants.\n",
+        encoding="utf-8")
+    (ws / "memory" / "2026-05-22.md").write_text(
+        "Fri 22 May 2026\n- Long day, home late, too tired to cook.\n", encoding="utf-8")
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
+        hits = memory.search("Where does Priya swim now?").results
+        assert hits[0].path == "memory/2026-04-13.md"

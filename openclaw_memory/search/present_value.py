@@ -76,6 +76,13 @@ ANSWER_SHARE = 0.7
 #: The most distinct words of the subject's lines embedded one by one (past it, sentences
 #: alone compare).
 MOST_WORDS = 600
+#: With ``direct`` (the user's lines: every line of the hits, named or not), how alike a dated
+#: line must be to the best answer itself to answer with it, not only to its group on average:
+#: a line no name ties to the subject can join a group of many ("Lunch was noodles" beside "Files
+#: a weekly report on Fridays"). Knowledge-update dev set, current@1 / stale above current /
+#: unchanged@1: without 73.3 / 10.0 / 53.3; 0.3: 73.3 / 13.3 / 56.7; 0.4: 76.7 / 13.3 / 56.7;
+#: 0.5: 76.7 / 16.7 / 60.0 (between the groups' 0.25 and the curated lines' 0.55).
+DIRECT_ALIKE = 0.4
 #: What two lines' shared (or only different) attribute cue words add to (or take from) their
 #: similarity when they are grouped by attribute.
 CUE_WEIGHT = 0.2
@@ -193,7 +200,7 @@ def compare_lines(question: str, subject: set[str], lines: Sequence[str], kept: 
 
 
 def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Sequence[bool],
-             embed: Embed, *, close: bool = False) -> list[bool] | None:
+             embed: Embed, *, close: bool = False, direct: bool = False) -> list[bool] | None:
     """Which of the subject's ``lines`` answer the question (None: the embedder failed);
     ``kept``: which lines are curated; ``close``: only lines fitting the question at least
     :data:`ANSWER_SHARE` as well as the best do."""
@@ -215,6 +222,10 @@ def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Seque
         fit = np.where(other, -np.inf, fit)
     answering = max(compared.groups, key=lambda group: float(fit[group].max()))
     near = fit >= ANSWER_SHARE * fit.max() if close else np.ones(len(lines), dtype=bool)
+    if direct:
+        top = max(answering, key=lambda i: float(fit[i]))
+        near &= np.array(kept) | (compared.alike[:, top] >= DIRECT_ALIKE)
+        near[top] = True
     return [i in answering and bool(near[i]) for i in range(len(lines))]
 
 
@@ -285,7 +296,8 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
         kept_lines = tuple(curated_text())
         curated_text = lambda: kept_lines  # noqa: E731
     users = user_names(line.text for line in curated_text()) if curated_text else frozenset()
-    if about_user(question, subject, users):
+    mine = about_user(question, subject, users)
+    if mine:
         # The user's own notes rarely name them: every line of the hits that says something
         # is theirs (search/user_subject.py).
         subject, pool = (subject if subject <= users else set(users)), user_lines(cited)
@@ -305,7 +317,7 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     lines, kept = lines_and_curated(pool, hits, extra)
     # One cited line can still be told apart from the subject's curated lines no hit cites.
     judged = _answers(question, subject, lines, kept, embed,
-                      close=said and now) if len(lines) >= 2 else None
+                      close=said and now, direct=mine) if len(lines) >= 2 else None
     if judged is None or not any(judged):
         return tuple(hits)
     day: dict[int, str] = {}  # each answering hit: the day of its newest answering line

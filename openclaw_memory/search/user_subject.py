@@ -10,10 +10,12 @@ is the subject's (search/present_value.py).
 
 On the hand-written knowledge-update dev set (docs/benchmarks.md: knowledge-update-set), the
 current value came first for 2 of the 9 questions whose current-value lines do not say the
-name asked about, and for 5 of 9 with this module (14 of 18 when a line says it); current
-values first overall 63.3 -> 73.3 %, an earlier value above the current one 23.3 -> 10.0 %,
-unchanged facts first 60.0 -> 53.3 % (more lines, more that group with an old fact). The words
-it reads (labels for the user, first-person words) are data, ``data/user_words.json``.
+name asked about, and for 5 of 9 with this module (15 of 18 when a line says it); current
+values first overall 63.3 -> 76.7 %, an earlier value above the current one 23.3 -> 13.3 %,
+unchanged facts first 60.0 -> 56.7 % (more lines, more that group with an old fact; a line only
+the user ties to the subject answers when it is close to the best answer itself:
+present_value.DIRECT_ALIKE). The words it reads (labels for the user, first-person words) are
+data, ``data/user_words.json``.
 """
 
 from __future__ import annotations

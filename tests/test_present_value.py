@@ -417,6 +417,19 @@ def test_two_curated_facts_worded_alike_stay_apart_and_an_unchanged_fact_keeps_i
     assert all(h.superseded_by is None for h in ranked)
 
 
+def test_a_curated_line_fitting_best_is_never_set_aside_by_cue_words(embed: Any) -> None:
+    # The curated line fits "Where does she work?" best; its cue words say only where she
+    # lives ("nurse at the General Infirmary" holds none of work's). Set aside, the newer line
+    # about her shifts would have answered; kept, it answers and nothing moves above it.
+    curated = cited_hit("MEMORY.md", "- Ada Park: my cousin, lives in Leeds, nurse at the "
+                                     "General Infirmary.\n- Ada Park is dating Sam.", 0.5)
+    shifts = cited_hit("memory/2025-05-01.md", "- Ada Park's shifts are brutal this month, "
+                                               "12-hour nights.", 0.45)
+    ranked = newer_first([curated, shifts], "Where does Ada Park work?", embed)
+    assert [h.path for h in ranked] == ["MEMORY.md", "memory/2025-05-01.md"]
+    assert all(h.superseded_by is None for h in ranked)
+
+
 def test_a_possessive_cue_is_read_with_the_subject_named(embed: Any) -> None:
     # "Bruno Silva's place is in Cork" fits "Which company..." best by its words; read with its
     # "'s" kept it is where he lives, and gives way to the job he moved to.

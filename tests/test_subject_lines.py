@@ -12,7 +12,7 @@ from search_hits import barbers_workspace, cited_hit, curated_lines, default_emb
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.search.recency import newer_first
-from openclaw_memory.search.subject_lines import PlacedLine, find_subject
+from openclaw_memory.search.subject_lines import PlacedLine, find_subject, named_under
 
 
 @pytest.fixture(scope="module")
@@ -106,3 +106,28 @@ def test_a_group_chat_never_gets_a_private_line_surfaced(tmp_path: Path) -> None
         group = memory.search("王芳现在找谁理发？", chat_type="group").results
     assert direct[0].path == "MEMORY.md" and "阿杰" in direct[0].snippet
     assert group and all(h.path != "MEMORY.md" for h in group)
+
+
+def test_lines_under_a_heading_naming_the_subject_are_the_subjects() -> None:
+    lines = ["# Memory", "## Orchard (research programme)", "- Sponsor: Helga Brandt.",
+             "- Budget: 40k for the year.", "## People", "- Helga likes tea.", "- Orchard slips."]
+    assert named_under(lines, {"orchard"}) == [
+        "## Orchard (research programme)", "- Sponsor: Helga Brandt.",
+        "- Budget: 40k for the year.", "- Orchard slips."]
+
+
+def test_an_unchanged_fact_under_its_subjects_heading_keeps_its_place(tmp_path: Path) -> None:
+    # "- Sponsor: Helga" names no Orchard; read as Orchard's (its heading), it answers "Who
+    # sponsors Orchard?" itself, and the newer notes on Orchard's budget do not pass it.
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text(
+        "# Memory\n\n## Orchard (customer research, 2026)\n- Sponsor: Helga Brandt, head of "
+        "research.\n- Budget: 40k for the year.\n- Weekly sync on Tuesdays.\n", encoding="utf-8")
+    for day, text in {"2026-02-02": "- Orchard: 18 interviews booked, incentives eating the budget.",
+                      "2026-03-30": "- Orchard spend so far: 26k of 40k.",
+                      "2026-04-14": "- Finance approved the top-up for Orchard, 55k now."}.items():
+        (ws / "memory" / f"{day}.md").write_text(text + "\n", encoding="utf-8")
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
+        hits = memory.search("Who sponsors Orchard?").results
+    assert hits[0].path == "MEMORY.md" and "Helga" in hits[0].snippet

@@ -24,7 +24,7 @@ from openclaw_memory.types import HitExplanation, SearchHit
 
 __all__ = ["CJK_FUNCTION", "HAN", "MOST_LINES", "NOW", "CuratedText", "PlacedLine", "SubjectText",
            "curated", "find_subject", "learned_on", "lines_and_curated", "mentions", "named_text",
-           "names_someone", "placed_day", "placed_hit", "question_subject", "subject_pool",
+           "named_under", "names_someone", "placed_day", "placed_hit", "question_subject", "subject_pool",
            "uncited_lines", "without_subject"]
 
 
@@ -184,8 +184,27 @@ def subject_pool(question: str, cited: Sequence[list[str]]) -> tuple[set[str], l
     # A name is named whole; words the lines share are a looser subject: a line holding most
     # of them is about it ("Launch slips: version 1.3" beside "Launch target is version 1.2").
     share = 1.0 if names_someone(question) else SHARED_TERMS
-    return subject, [(k, line) for k, lines in enumerate(cited) for line in lines
-                     if mentions(line, subject, share)] if subject else []
+    return subject, [(k, line) for k, lines in enumerate(cited)
+                     for line in named_under(lines, subject, share)] if subject else []
+
+
+def named_under(lines: Sequence[str], subject: set[str], share: float = 1.0) -> list[str]:
+    """The ``lines`` naming the subject, or under a Markdown heading that names it: a
+    section of ``MEMORY.md`` headed "## Orchard" is about Orchard line by line ("- Sponsor:
+    Helga"), as "## User (Priya)" is about Priya; a heading naming no one ends it."""
+    return [line for line, named in zip(lines, _named_flags(lines, subject, share), strict=True)
+            if named]
+
+
+def _named_flags(lines: Sequence[str], subject: set[str], share: float = 1.0) -> list[bool]:
+    flags: list[bool] = []
+    headed = False
+    for line in lines:
+        named = mentions(line, subject, share)
+        if line.lstrip().startswith("#"):
+            headed = named
+        flags.append(named or headed)
+    return flags
 
 
 def find_subject(question: str, cited: Sequence[list[str]], subject_text: SubjectText | None,
@@ -200,8 +219,8 @@ def find_subject(question: str, cited: Sequence[list[str]], subject_text: Subjec
     if NOW.search(probe) or any(ch in CJK_FUNCTION or ch in _CJK_PRONOUNS for ch in probe):
         return subject, pool
     subject = _cjk_subject(question, [line.text for line in subject_text({probe})])
-    return subject, [(k, line) for k, lines in enumerate(cited) for line in lines
-                     if mentions(line, subject)] if subject else []
+    return subject, [(k, line) for k, lines in enumerate(cited)
+                     for line in named_under(lines, subject)] if subject else []
 
 
 def uncited_lines(pool: Sequence[tuple[int, str]], hits: Sequence[SearchHit], subject: set[str],
@@ -246,13 +265,23 @@ def _uncited_curated(pool: Sequence[tuple[int, str]], subject: set[str],
     if curated_text is None:
         return found
     seen = {_plain(line) for _, line in pool}
-    for line in curated_text():
+    lines = list(curated_text())
+    named = {id(line) for path in dict.fromkeys(line.path for line in lines)
+             for line, flag in _file_flags([x for x in lines if x.path == path], subject) if flag}
+    for line in lines:
         if len(pool) + len(found) >= MOST_LINES:
             break
-        if mentions(line.text, subject) and _plain(line.text) not in seen:
+        if id(line) in named and _plain(line.text) not in seen:
             seen.add(_plain(line.text))
             found.append(line)
     return found
+
+
+def _file_flags(lines: Sequence[PlacedLine], subject: set[str]) -> list[tuple[PlacedLine, bool]]:
+    """One file's lines in their order, each with whether it names the subject or is under a
+    heading that does."""
+    ordered = sorted(lines, key=lambda line: line.line)
+    return list(zip(ordered, _named_flags([line.text for line in ordered], subject), strict=True))
 
 
 def _plain(line: str) -> str:

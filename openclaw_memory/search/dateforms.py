@@ -24,7 +24,7 @@ from datetime import date, timedelta
 from typing import Literal
 
 __all__ = ["DAY_SLACK", "PATTERNS", "DateOrder", "Span", "absolute_spans", "bare_months",
-           "locale_order", "spell_dates", "text_days"]
+           "calendar_word", "locale_order", "spell_dates", "text_days"]
 
 DateOrder = Literal["auto", "dmy", "mdy"]
 Span = tuple[date, date]
@@ -42,6 +42,14 @@ _MONTHS["sept"] = 9
 _MONTH = r"(january|february|march|april|may|june|july|august|september|october|november|" \
          r"december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_WEEKDAYS = frozenset(name for day in ("monday", "tuesday", "wednesday", "thursday", "friday",
+                                       "saturday", "sunday") for name in (day, day[:3]))
+
+
+def calendar_word(word: str) -> bool:
+    """Whether ``word`` names a month or a weekday ("June", "Tue"): capitalised, and no name."""
+    word = word.lower().rstrip(".")
+    return word in _MONTHS or word in _WEEKDAYS
 _SEASONS = {"spring": (3, 5), "summer": (6, 8), "autumn": (9, 11), "fall": (9, 11)}
 #: Regions writing the month first in slashed dates (CLDR short date patterns).
 _MONTH_FIRST_REGIONS = frozenset({"US", "PH", "FM", "MH", "PW", "AS", "GU", "MP", "PR", "UM",

@@ -40,6 +40,7 @@ from openclaw_memory.embeddings.base import normalize_rows
 from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.search.attribute_groups import attribute_groups, content_words, line_alike
 from openclaw_memory.search.attributes import attributes_of, hinted_attributes
+from openclaw_memory.search.corroboration import corroborates
 from openclaw_memory.search.subject_lines import (
     CJK_FUNCTION,
     HAN,
@@ -230,7 +231,16 @@ def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Seque
         top = max(answering, key=lambda i: float(fit[i]))
         near &= np.array(kept) | (compared.alike[:, top] >= DIRECT_ALIKE)
         near[top] = True
-    return [i in answering and bool(near[i]) for i in range(len(lines))]
+    answers = [i in answering and bool(near[i]) for i in range(len(lines))]
+    first = max((i for i in range(len(lines)) if answers[i]), key=lambda i: float(fit[i]),
+                default=None)
+    if first is not None and kept[first]:
+        # A dated line saying again what the curated answer names is news of it, not a new
+        # value (search/corroboration.py).
+        answers = [answer and (kept[i] or not corroborates(lines[i], lines[first], question,
+                                                            subject))
+                   for i, answer in enumerate(answers)]
+    return answers
 
 
 def _alike(alike: np.ndarray, said: Sequence[frozenset[str]],

@@ -12,7 +12,7 @@ from search_hits import barbers_workspace, cited_hit, curated_lines, default_emb
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.search.recency import newer_first
-from openclaw_memory.search.subject_lines import PlacedLine, find_subject, named_under
+from openclaw_memory.search.subject_lines import PlacedLine, find_subject, named_under, other_names
 
 
 @pytest.fixture(scope="module")
@@ -131,3 +131,22 @@ def test_an_unchanged_fact_under_its_subjects_heading_keeps_its_place(tmp_path: 
     with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
         hits = memory.search("Who sponsors Orchard?").results
     assert hits[0].path == "MEMORY.md" and "Helga" in hits[0].snippet
+
+
+def test_a_name_with_another_in_brackets_gives_the_subject_its_other_name() -> None:
+    lines = ["- Wu Fang (吴芳): my cousin, lives in Xiamen.", "- 用户：刘洋（小刘），做风控。"]
+    assert other_names({"吴芳"}, lines) == [frozenset({"wu", "fang"})]
+    assert other_names({"wu", "fang"}, lines) == [frozenset({"吴芳"})]
+    assert other_names({"小刘"}, lines) == [frozenset({"刘洋"})]
+    assert other_names({"王磊"}, lines) == []
+
+
+def test_a_line_naming_the_subject_by_its_other_name_is_the_subjects(embed: Any) -> None:
+    # The question names her in Chinese; the curated line about her son names her in English:
+    # read as hers, it answers, and the newer notes of her moves do not pass it.
+    curated = cited_hit("MEMORY.md", "- Wu Fang (吴芳): my cousin, lives in Xiamen, works in "
+                                     "logistics.\n- Wu Fang's son is called Lele (乐乐).", 0.5)
+    thinking = cited_hit("memory/2025-03-02.md", "- 吴芳说厦门太潮了，想搬回老家。", 0.45)
+    moved = cited_hit("memory/2025-06-10.md", "- 吴芳搬回福州了，新家在鼓楼区。", 0.44)
+    ranked = newer_first([moved, thinking, curated], "吴芳的儿子叫什么？", embed)
+    assert ranked[0].path == "MEMORY.md"

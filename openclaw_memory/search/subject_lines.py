@@ -24,8 +24,8 @@ from openclaw_memory.types import HitExplanation, SearchHit
 
 __all__ = ["CJK_FUNCTION", "HAN", "MOST_LINES", "NOW", "CuratedText", "PlacedLine", "SubjectText",
            "curated", "find_subject", "learned_on", "lines_and_curated", "mentions", "named_text",
-           "named_under", "names_someone", "placed_day", "placed_hit", "question_subject", "subject_pool",
-           "uncited_lines", "without_subject"]
+           "named_under", "names_someone", "other_names", "placed_day", "placed_hit",
+           "question_subject", "subject_pool", "uncited_lines", "without_subject"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,23 +184,55 @@ def subject_pool(question: str, cited: Sequence[list[str]]) -> tuple[set[str], l
     # A name is named whole; words the lines share are a looser subject: a line holding most
     # of them is about it ("Launch slips: version 1.3" beside "Launch target is version 1.2").
     share = 1.0 if names_someone(question) else SHARED_TERMS
+    if not subject:
+        return subject, []
+    aliases = other_names(subject, [line for lines in cited for line in lines])
     return subject, [(k, line) for k, lines in enumerate(cited)
-                     for line in named_under(lines, subject, share)] if subject else []
+                     for line in named_under(lines, subject, share, aliases)]
 
 
-def named_under(lines: Sequence[str], subject: set[str], share: float = 1.0) -> list[str]:
-    """The ``lines`` naming the subject, or under a Markdown heading that names it: a
-    section of ``MEMORY.md`` headed "## Orchard" is about Orchard line by line ("- Sponsor:
-    Helga"), as "## User (Priya)" is about Priya; a heading naming no one ends it."""
-    return [line for line, named in zip(lines, _named_flags(lines, subject, share), strict=True)
-            if named]
+#: A name with another in brackets after it: "Li Na (李娜)", "Chen Yu (陈宇)", "周杰 (小周)",
+#: brackets full-width or not.
+_ALIASED = re.compile(r"((?:[A-Z][\w'\u2019-]*\s?){1,3}|[\u3400-\u4dbf\u4e00-\u9fff]{2,4})\s*"
+                      r"[(\uff08]\s*((?:[A-Z][\w'\u2019-]*\s?){1,3}|[\u3400-\u4dbf\u4e00-\u9fff]{2,4})"
+                      r"\s*[)\uff09]")
 
 
-def _named_flags(lines: Sequence[str], subject: set[str], share: float = 1.0) -> list[bool]:
+def _name_terms(name: str) -> frozenset[str]:
+    name = name.strip()
+    return frozenset(keyword_terms(name)) if name.isascii() else frozenset({name})
+
+
+def other_names(subject: set[str], lines: Sequence[str]) -> list[frozenset[str]]:
+    """The subject's other names the ``lines`` give, as a name with the other in brackets
+    ("Li Na (李娜)" for 李娜, and for Li Na): notes in two languages name one person both ways."""
+    found: list[frozenset[str]] = []
+    for line in lines:
+        for pair in _ALIASED.finditer(line):
+            first, second = _name_terms(pair.group(1)), _name_terms(pair.group(2))
+            other = second if first == subject else first if second == subject else None
+            if other and other != subject and other not in found:
+                found.append(other)
+    return found
+
+
+def named_under(lines: Sequence[str], subject: set[str], share: float = 1.0,
+                aliases: Sequence[frozenset[str]] = ()) -> list[str]:
+    """The ``lines`` naming the subject (or one of its ``aliases``: :func:`other_names`), or
+    under a Markdown heading that names it: a section of ``MEMORY.md`` headed "## Orchard" is
+    about Orchard line by line ("- Sponsor: Helga"), as "## User (Priya)" is about Priya; a
+    heading naming no one ends it."""
+    flags = _named_flags(lines, subject, share, aliases)
+    return [line for line, named in zip(lines, flags, strict=True) if named]
+
+
+def _named_flags(lines: Sequence[str], subject: set[str], share: float = 1.0,
+                 aliases: Sequence[frozenset[str]] = ()) -> list[bool]:
     flags: list[bool] = []
     headed = False
     for line in lines:
-        named = mentions(line, subject, share)
+        named = mentions(line, subject, share) or any(mentions(line, set(alias))
+                                                      for alias in aliases)
         if line.lstrip().startswith("#"):
             headed = named
         flags.append(named or headed)

@@ -119,6 +119,13 @@ def test_the_subject_is_the_questions_names_or_its_chinese_lead() -> None:
     assert question_subject("Where does my sister live now?",
                             ["- my sister lives in Rome", "- my sister moved to Milan",
                              "- we live near the sea"]) == {"sister"}
+    # One capitalised word fewer lines hold than a word most lines share is what is asked
+    # about; the project most lines name is the subject. A person's name stays the subject.
+    project = ["- kite-api: Flask service. Python 3.10, on Fly.", "- kite-api pods restarting.",
+               "- INC-7: rolled kite-api back to 3.9.", "- kite-api latency fine."]
+    assert question_subject("Which Python version does kite-api run on?", project) == {"kite", "api"}
+    assert question_subject("Where does Maya live now?", ["- Maya lives in Bristol.",
+                                                          "- Maya moved to Lyon."]) == {"maya"}
     # A possessive leaves no "s" for every possessive in the notes to share.
     assert question_subject("When is my daughter's birthday party?",
                             ["- The user's favourite tea is oolong.", "- The cat's name is Miso."]

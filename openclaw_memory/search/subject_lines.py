@@ -139,7 +139,14 @@ def question_subject(question: str, lines: Sequence[str]) -> set[str]:
         # Shared words of CJK lines are the question's own template ("现在住在"), not whom
         # it is about: a lead no two lines hold is no subject.
         return _cjk_subject(question, lines)
-    return _names(question) or _shared_subject(question, lines)
+    names, shared = _names(question), _shared_subject(question, lines)
+    if len(names) == 1 and shared and not names & shared and (
+            sum(mentions(line, shared) for line in lines) > sum(mentions(line, names) for line in lines)):
+        # One capitalised word fewer lines hold than the words most lines share is what is
+        # asked about, not whom: "Which Python version does atlas-api run on?" is about
+        # atlas-api, which most lines name.
+        return shared
+    return names or shared
 
 
 def mentions(line: str, subject: set[str], share: float = 1.0) -> bool:

@@ -139,14 +139,23 @@ def question_subject(question: str, lines: Sequence[str]) -> set[str]:
         # Shared words of CJK lines are the question's own template ("现在住在"), not whom
         # it is about: a lead no two lines hold is no subject.
         return _cjk_subject(question, lines)
-    names, shared = _names(question), _shared_subject(question, lines)
-    if len(names) == 1 and shared and not names & shared and (
-            sum(mentions(line, shared) for line in lines) > sum(mentions(line, names) for line in lines)):
-        # One capitalised word fewer lines hold than the words most lines share is what is
-        # asked about, not whom: "Which Python version does atlas-api run on?" is about
-        # atlas-api, which most lines name.
-        return shared
-    return names or shared
+    names = _names(question)
+    named = _identifiers(question)
+    if len(names) == 1 and named and (
+            sum(mentions(line, named) for line in lines) > sum(mentions(line, names) for line in lines)):
+        # A name written as an identifier ("atlas-api", "web_v2") that more cited lines hold
+        # than the question's one capitalised word is whom it asks about; the capitalised word
+        # is what it asks: "Which Python version does atlas-api run on?"
+        return named
+    return names or _shared_subject(question, lines)
+
+
+_IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+\b")
+
+
+def _identifiers(question: str) -> set[str]:
+    """The terms of the question's lower-case identifiers ("atlas-api", "web_v2")."""
+    return {term for word in _IDENTIFIER.findall(question) for term in keyword_terms(word)}
 
 
 def mentions(line: str, subject: set[str], share: float = 1.0) -> bool:

@@ -117,3 +117,25 @@ def test_the_users_later_unrelated_notes_do_not_take_the_answers_place(tmp_path:
     with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
         hits = memory.search("Where does Priya swim now?").results
         assert hits[0].path == "memory/2026-04-13.md"
+
+
+def test_a_change_worded_unlike_the_question_is_shown_from_under_the_relevance_gate(
+        tmp_path: Path) -> None:
+    # "Cancelled ... climbing instead" shares no word with "work out" and scores under the
+    # gate; looking past the first hits reaches it: the newest of the user's lines naming the
+    # gym is in front of the model, dated.
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text(
+        "# Memory\n\n## User (Noor)\n- Gym: FitHub Angel, usually 7am before work.\n"
+        "- Works as a pharmacist in Islington.\n", encoding="utf-8")
+    days = {"2026-01-13": "Tue 13 Jan 2026\n- Legs day at FitHub. Squat PB 60kg.\n",
+            "2026-03-10": "Tue 10 Mar 2026\n- Cancelled the FitHub direct debit. Climbing at "
+                          "The Castle twice a week instead, bought a 10-visit pass.\n",
+            "2026-04-02": "Thu 2 Apr 2026\n- Long day at the pharmacy, home at 9.\n"}
+    for day, text in days.items():
+        (ws / "memory" / f"{day}.md").write_text(text, encoding="utf-8")
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
+        hits = memory.search("Where does Noor work out now?").results
+    change = [h for h in hits if h.path == "memory/2026-03-10.md"]
+    assert change and change[0].as_of == "2026-03-10" and "Climbing" in change[0].snippet

@@ -416,8 +416,13 @@ def _time_stage(store: SearchBackend, provider: EmbeddingProvider | None,
             request.query, hits, anchored=anchor is not None, asked=asked):
         # A question about how things are looks further, so that a newer answer just past
         # the first k is found; what newer_first does not move up is cut back to k. The
-        # first k stay as built: further chunks would fold into their passages.
-        further = build_hits(gated.kept, gated.scores, ranked.rows, replace(
+        # first k stay as built: further chunks would fold into their passages. Past them,
+        # candidates under the relevance gate too (when the gate let any hit through): a
+        # change is often worded unlike the question ("Cancelled the gym membership, climbing
+        # instead" for "Where does she work out now?"), and shows only if it answers.
+        kept = {c.key for c in gated.kept}
+        pool = [*gated.kept, *(c for c in ranked.fused if c.key not in kept)] if hits else gated.kept
+        further = build_hits(pool, {**ranked.scores, **gated.scores}, ranked.rows, replace(
             request, max_results=request.max_results * LOOKAHEAD), settings, gated.rescued)
         hits = (*hits, *further[len(hits):])
     return newer_first(hits, request.query, embed, reorder=settings.newer_first,

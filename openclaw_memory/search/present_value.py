@@ -78,11 +78,12 @@ ANSWER_SHARE = 0.7
 #: alone compare).
 MOST_WORDS = 600
 #: With ``direct`` (the user's lines: every line of the hits, named or not), how alike a dated
-#: line must be to the best answer itself to answer with it, not only to its group on average:
-#: a line no name ties to the subject can join a group of many ("Lunch was noodles" beside "Files
-#: a weekly report on Fridays"). Knowledge-update dev set, current@1 / stale above current /
-#: unchanged@1: without 73.3 / 10.0 / 53.3; 0.3: 73.3 / 13.3 / 56.7; 0.4: 76.7 / 13.3 / 56.7;
-#: 0.5: 76.7 / 16.7 / 60.0 (between the groups' 0.25 and the curated lines' 0.55).
+#: line must be to the best answer itself, in meaning and words (no cue word: those read a line
+#: in the narrow context of a name it says), to answer with it, not only to its group on
+#: average: a line no name ties to the subject can join a group of many ("Lunch was noodles"
+#: beside "Files a weekly report on Fridays"). Knowledge-update dev set, current@1 / stale
+#: above current / unchanged@1: 0.3: 73.3 / 13.3 / 76.7; 0.35: 76.7 / 13.3 / 76.7; 0.4: 76.7 /
+#: 13.3 / 80.0 (between the groups' 0.25 and the curated lines' 0.55).
 DIRECT_ALIKE = 0.4
 #: What two lines' shared (or only different) attribute cue words add to (or take from) their
 #: similarity when they are grouped by attribute.
@@ -168,6 +169,8 @@ class Compared:
     """The lines grouped by attribute (search/attribute_groups.py)."""
     alike: np.ndarray
     """The lines' similarity to each other, moved by their cue words, that grouped them."""
+    similar: np.ndarray
+    """The lines' similarity to each other in meaning and words alone (no cue word)."""
 
 
 def compare_lines(question: str, subject: set[str], lines: Sequence[str], kept: Sequence[bool],
@@ -195,9 +198,10 @@ def compare_lines(question: str, subject: set[str], lines: Sequence[str], kept: 
     # would set its lines apart are then as likely its own ("moved the mobile contract over
     # to Three" read as a home). They may still bring lines of one attribute together.
     apart = said if wanted else [frozenset()] * len(lines)
-    alike = _alike(line_alike(unit[1:], words, word_rows), apart, hinted)
+    similar = line_alike(unit[1:], words, word_rows)
+    alike = _alike(similar, apart, hinted)
     return Compared(unit[1:] @ unit[0] + STEM_BONUS * shares, wanted, said, hinted,
-                    attribute_groups(alike, kept), alike)
+                    attribute_groups(alike, kept), alike, similar)
 
 
 def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Sequence[bool],
@@ -229,7 +233,8 @@ def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Seque
     near = fit >= ANSWER_SHARE * fit.max() if close else np.ones(len(lines), dtype=bool)
     if direct:
         top = max(answering, key=lambda i: float(fit[i]))
-        near &= np.array(kept) | (compared.alike[:, top] >= DIRECT_ALIKE)
+        # (in meaning alone: cue words read a line in the narrow context of a name it says)
+        near &= np.array(kept) | (compared.similar[:, top] >= DIRECT_ALIKE)
         near[top] = True
     answers = [i in answering and bool(near[i]) for i in range(len(lines))]
     first = max((i for i in range(len(lines)) if answers[i]), key=lambda i: float(fit[i]),

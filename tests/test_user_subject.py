@@ -15,6 +15,7 @@ from openclaw_memory.search.user_subject import (
     user_lines,
     user_names,
 )
+from openclaw_memory.types import HitExplanation, SearchHit
 
 
 @pytest.mark.parametrize(("line", "names"), [
@@ -119,23 +120,38 @@ def test_the_users_later_unrelated_notes_do_not_take_the_answers_place(tmp_path:
         assert hits[0].path == "memory/2026-04-13.md"
 
 
-def test_a_change_worded_unlike_the_question_is_shown_from_under_the_relevance_gate(
+def test_a_change_worded_unlike_the_question_comes_first_from_under_the_relevance_gate(
         tmp_path: Path) -> None:
     # "Cancelled ... climbing instead" shares no word with "work out" and scores under the
-    # gate; looking past the first hits reaches it: the newest of the user's lines naming the
-    # gym is in front of the model, dated.
+    # gate; looking past the first hits reaches it, and as the user's newest line about the
+    # gym it answers, first and dated. (A later visit to the same gym only corroborates it.)
     ws = tmp_path / "ws"
     (ws / "memory").mkdir(parents=True)
     (ws / "MEMORY.md").write_text(
         "# Memory\n\n## User (Noor)\n- Gym: FitHub Angel, usually 7am before work.\n"
         "- Works as a pharmacist in Islington.\n", encoding="utf-8")
-    days = {"2026-01-13": "Tue 13 Jan 2026\n- Legs day at FitHub. Squat PB 60kg.\n",
-            "2026-03-10": "Tue 10 Mar 2026\n- Cancelled the FitHub direct debit. Climbing at "
-                          "The Castle twice a week instead, bought a 10-visit pass.\n",
+    days = {"2026-01-13": "Tue 13 Jan 2026\n- Legs day at FitHub.\n",
+            "2026-03-10": "Tue 10 Mar 2026\n- Cancelled the FitHub membership. Climbing at "
+                          "The Castle wall twice a week instead.\n",
             "2026-04-02": "Thu 2 Apr 2026\n- Long day at the pharmacy, home at 9.\n"}
     for day, text in days.items():
         (ws / "memory" / f"{day}.md").write_text(text, encoding="utf-8")
     with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
         hits = memory.search("Where does Noor work out now?").results
-    change = [h for h in hits if h.path == "memory/2026-03-10.md"]
-    assert change and change[0].as_of == "2026-03-10" and "Climbing" in change[0].snippet
+    assert hits[0].path == "memory/2026-03-10.md" and hits[0].as_of == "2026-03-10"
+    assert hits[0].score < 0.15  # (under the gate: it shows because it answers)
+
+
+def test_hits_from_under_the_gate_show_only_when_moved_up() -> None:
+    from openclaw_memory.search.pipeline import _moved_or_passed
+
+    def hit(path: str) -> SearchHit:
+        return SearchHit(path, 1, 2, 0.5, "x", "memory", None, path, HitExplanation(
+            None, None, None, None, 0.5))
+
+    passed, moved, left = hit("MEMORY.md"), hit("memory/2026-03-10.md"), hit("memory/2026-01-01.md")
+    under = {("memory/2026-03-10.md", 1, 2), ("memory/2026-01-01.md", 1, 2)}
+    # Moved above a hit that passed: shown. Left below every one: never fills a place.
+    assert _moved_or_passed((moved, passed, left), under) == (moved, passed)
+    assert _moved_or_passed((passed, moved, left), under) == (passed,)
+    assert _moved_or_passed((passed, left), set()) == (passed, left)

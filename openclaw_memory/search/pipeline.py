@@ -412,7 +412,7 @@ def _time_stage(store: SearchBackend, provider: EmbeddingProvider | None,
     request, anchor = question.request, question.anchor
     embed = None if provider is None or ranked.mode != "hybrid" else provider.embed_for_search
     asked = question.asked
-    under: set[tuple[str, int, int]] = set()  # hits from under the relevance gate
+    under: set[str] = set()  # chunks from under the relevance gate
     if settings.newer_first and embed is not None and looks_wider(
             request.query, hits, anchored=anchor is not None, asked=asked):
         # A question about how things are looks further, so that a newer answer just past
@@ -421,15 +421,12 @@ def _time_stage(store: SearchBackend, provider: EmbeddingProvider | None,
         # candidates under the relevance gate too (when the gate let any hit through): a
         # change is often worded unlike the question ("Cancelled the gym membership, climbing
         # instead" for "Where does she work out now?"), and shows only if it answers.
-        wider = replace(request, max_results=request.max_results * LOOKAHEAD)
         kept = {c.key for c in gated.kept}
-        pool = [*gated.kept, *(c for c in ranked.fused if c.key not in kept)] if hits else gated.kept
-        further = build_hits(pool, {**ranked.scores, **gated.scores}, ranked.rows, wider,
-                             settings, gated.rescued)
-        if len(pool) > len(gated.kept):
-            passed = build_hits(gated.kept, gated.scores, ranked.rows, wider, settings,
-                                gated.rescued)
-            under = {_place(h) for h in further[len(hits):]} - {_place(h) for h in passed}
+        below = [c for c in ranked.fused if c.key not in kept] if hits else []
+        under = {ranked.rows[c.key].id for c in below}
+        further = build_hits([*gated.kept, *below], {**ranked.scores, **gated.scores},
+                             ranked.rows, replace(request, max_results=request.max_results
+                                                  * LOOKAHEAD), settings, gated.rescued)
         hits = (*hits, *further[len(hits):])
     ordered = newer_first(hits, request.query, embed, reorder=settings.newer_first,
                           curated_text=curated_reader(store, hits),
@@ -438,16 +435,12 @@ def _time_stage(store: SearchBackend, provider: EmbeddingProvider | None,
     return _moved_or_passed(ordered, under)[:request.max_results]
 
 
-def _place(hit: SearchHit) -> tuple[str, int, int]:
-    return hit.path, hit.start_line, hit.end_line
-
-
-def _moved_or_passed(hits: tuple[SearchHit, ...],
-                     under: set[tuple[str, int, int]]) -> tuple[SearchHit, ...]:
-    """``hits`` without those from under the relevance gate that the time stage left below
-    every hit that passed it: such a hit shows only as an answer moved up, never to fill
-    the k places the gate left empty (its low-confidence band is shown apart)."""
+def _moved_or_passed(hits: tuple[SearchHit, ...], under: set[str]) -> tuple[SearchHit, ...]:
+    """``hits`` without those led by a chunk from under the relevance gate (``under``: chunk
+    ids) that the time stage left below every hit that passed it: such a hit shows only as
+    an answer moved up, never to fill the k places the gate left empty (its low-confidence
+    band is shown apart)."""
     if not under:
         return hits
-    last = max((i for i, hit in enumerate(hits) if _place(hit) not in under), default=-1)
-    return tuple(hit for i, hit in enumerate(hits) if _place(hit) not in under or i < last)
+    last = max((i for i, hit in enumerate(hits) if hit.chunk_id not in under), default=-1)
+    return tuple(hit for i, hit in enumerate(hits) if hit.chunk_id not in under or i < last)

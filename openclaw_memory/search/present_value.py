@@ -311,10 +311,9 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     ``subject_text``: a named subject's lines anywhere in memory; the newest answer among
     them that no hit cites becomes the first hit (outside a conversation's logs)."""
     subject, pool = find_subject(question, cited, subject_text)
-    if curated_text is not None:  # read once: the user's name, then the subject's lines
-        kept_lines = tuple(curated_text())
-        curated_text = lambda: kept_lines  # noqa: E731
-    users = user_names(line.text for line in curated_text()) if curated_text else frozenset()
+    # The curated lines are read once: the user's name, then the subject's lines no hit cites.
+    read = _read_once(curated_text) if curated_text is not None else None
+    users = user_names(line.text for line in read()) if read is not None else frozenset()
     mine = about_user(question, subject, users)
     if mine:
         # The user's own notes rarely name them: every line of the hits that says something
@@ -331,7 +330,7 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     if spoken and not any(map(curated, hits)):
         return tuple(hits)  # a conversation's logs alone: nothing may move
     named = names_someone(question) and not said and bool(hits)
-    extra = uncited_lines(pool, hits, subject, curated_text,
+    extra = uncited_lines(pool, hits, subject, read,
                           subject_text if named else None) if subject else []
     lines, kept = lines_and_curated(pool, hits, extra)
     # One cited line can still be told apart from the subject's curated lines no hit cites.
@@ -363,6 +362,16 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     # An answer is dated by its answering line (an undated curated line: None).
     return tuple(replace(hits[k], as_of=(day[k] or None) if k in day else hits[k].as_of,
                          superseded_by=marked.get(k)) for k in order)
+
+
+def _read_once(reader: CuratedText) -> CuratedText:
+    lines: list[Sequence[PlacedLine]] = []
+
+    def read() -> Sequence[PlacedLine]:
+        if not lines:
+            lines.append(reader())
+        return lines[0]
+    return read
 
 
 def _newest_uncited(extra: Sequence[PlacedLine], answers: Sequence[bool],

@@ -44,12 +44,6 @@ _MONTH = r"(january|february|march|april|may|june|july|august|september|october|
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _WEEKDAYS = frozenset(name for day in ("monday", "tuesday", "wednesday", "thursday", "friday",
                                        "saturday", "sunday") for name in (day, day[:3]))
-
-
-def calendar_word(word: str) -> bool:
-    """Whether ``word`` names a month or a weekday ("June", "Tue"): capitalised, and no name."""
-    word = word.lower().rstrip(".")
-    return word in _MONTHS or word in _WEEKDAYS
 _SEASONS = {"spring": (3, 5), "summer": (6, 8), "autumn": (9, 11), "fall": (9, 11)}
 #: Regions writing the month first in slashed dates (CLDR short date patterns).
 _MONTH_FIRST_REGIONS = frozenset({"US", "PH", "FM", "MH", "PW", "AS", "GU", "MP", "PR", "UM",
@@ -77,6 +71,12 @@ ZH_YEAR = re.compile(r"(\d{4})年(?!\d{1,2}月)")
 #: Every pattern above: what a date looks like, for telling a question about a period.
 PATTERNS = (ISO, DAY_MONTH, MONTH_DAY, MONTH_YEAR, SEASON_YEAR, BARE_MONTH, YEAR, DOTTED,
             SLASHED, YEAR_FIRST, ISO_WEEK, WEEK_OF, ZH_DAY, ZH_MONTH, ZH_YEAR)
+
+
+def calendar_word(word: str) -> bool:
+    """Whether ``word`` names a month or a weekday ("June", "Tue"): capitalised, and no name."""
+    word = word.lower().rstrip(".")
+    return word in _MONTHS or word in _WEEKDAYS
 
 
 def locale_order() -> Literal["dmy", "mdy"]:

@@ -22,10 +22,11 @@ from openclaw_memory.search.snippets import citation, clamp_snippet, with_source
 from openclaw_memory.search.textsearch import STOP_WORDS, keyword_terms
 from openclaw_memory.types import HitExplanation, SearchHit
 
-__all__ = ["CJK_FUNCTION", "HAN", "MOST_LINES", "NOW", "CuratedText", "PlacedLine", "SubjectText",
-           "curated", "find_subject", "learned_on", "lines_and_curated", "mentions", "named_text",
-           "named_under", "names_someone", "other_names", "placed_day", "placed_hit",
-           "question_subject", "subject_pool", "uncited_lines", "without_subject"]
+__all__ = ["CJK_FUNCTION", "HAN", "HAN_NAME", "LATIN_NAME", "MOST_LINES", "NOW", "CuratedText",
+           "PlacedLine", "SubjectText", "curated", "find_subject", "learned_on",
+           "lines_and_curated", "mentions", "name_terms", "named_text", "named_under",
+           "names_someone", "other_names", "placed_day", "placed_hit", "question_subject",
+           "subject_pool", "uncited_lines", "without_subject"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,16 +208,21 @@ def subject_pool(question: str, cited: Sequence[list[str]]) -> tuple[set[str], l
                      for line in named_under(lines, subject, share, aliases)]
 
 
+#: A person's or project's name as notes write it: one to three capitalised words, or two to
+#: four Han characters.
+LATIN_NAME = r"(?:[A-Z][\w'\u2019-]*\s?){1,3}"
+HAN_NAME = r"[\u3400-\u4dbf\u4e00-\u9fff]{2,4}"
 #: A name with another in brackets after it: "Li Na (李娜)", "Chen Yu (陈宇)", "周杰 (小周)",
 #: brackets full-width or not.
-_ALIASED = re.compile(r"((?:[A-Z][\w'\u2019-]*\s?){1,3}|[\u3400-\u4dbf\u4e00-\u9fff]{2,4})\s*"
-                      r"[(\uff08]\s*((?:[A-Z][\w'\u2019-]*\s?){1,3}|[\u3400-\u4dbf\u4e00-\u9fff]{2,4})"
+_ALIASED = re.compile(rf"({LATIN_NAME}|{HAN_NAME})\s*[(\uff08]\s*({LATIN_NAME}|{HAN_NAME})"
                       r"\s*[)\uff09]")
 
 
-def _name_terms(name: str) -> frozenset[str]:
+def name_terms(name: str) -> frozenset[str]:
+    """A name's terms as the subject holds them: a Latin name's keyword terms, a Han name
+    whole."""
     name = name.strip()
-    return frozenset(keyword_terms(name)) if name.isascii() else frozenset({name})
+    return frozenset(keyword_terms(name)) if name.isascii() else frozenset({name} if name else ())
 
 
 def other_names(subject: set[str], lines: Sequence[str]) -> list[frozenset[str]]:
@@ -225,7 +231,7 @@ def other_names(subject: set[str], lines: Sequence[str]) -> list[frozenset[str]]
     found: list[frozenset[str]] = []
     for line in lines:
         for pair in _ALIASED.finditer(line):
-            first, second = _name_terms(pair.group(1)), _name_terms(pair.group(2))
+            first, second = name_terms(pair.group(1)), name_terms(pair.group(2))
             other = second if first == subject else first if second == subject else None
             if other and other != subject and other not in found:
                 found.append(other)
@@ -314,8 +320,11 @@ def _uncited_curated(pool: Sequence[tuple[int, str]], subject: set[str],
         return found
     seen = {_plain(line) for _, line in pool}
     lines = list(curated_text())
-    named = {id(line) for path in dict.fromkeys(line.path for line in lines)
-             for line, flag in _file_flags([x for x in lines if x.path == path], subject) if flag}
+    by_file: dict[str, list[PlacedLine]] = {}
+    for line in lines:
+        by_file.setdefault(line.path, []).append(line)
+    named = {id(line) for file_lines in by_file.values()
+             for line, flag in _file_flags(file_lines, subject) if flag}
     for line in lines:
         if len(pool) + len(found) >= MOST_LINES:
             break

@@ -28,14 +28,12 @@ from importlib import resources
 
 from openclaw_memory.search.attribute_groups import content_words
 from openclaw_memory.search.dateforms import PATTERNS
-from openclaw_memory.search.textsearch import keyword_terms
+from openclaw_memory.search.subject_lines import HAN_NAME, LATIN_NAME, MOST_LINES, name_terms
 
 __all__ = ["MOST_LINES", "about_user", "says_something", "user_lines", "user_names"]
 
-#: The most lines of the hits read as the user's (the hits' first lines first).
-MOST_LINES = 80
-
-_HAN = "\u3400-\u4dbf\u4e00-\u9fff"
+# MOST_LINES: the most lines of the hits read as the user's, as many as a subject's.
+#: Another name in brackets after the user's ("User: Chen Yu (陈宇)").
 _PAREN = r"(?:\s*[(\uff08]\s*([^)\uff09]{1,16}?)\s*[)\uff09])?"
 
 
@@ -57,9 +55,9 @@ def _label() -> re.Pattern[str]:
         if label.isascii():
             # "the user's husband" names someone else: the label must be followed by the name.
             forms.append(rf"(?i:\b{re.escape(label)}\b\s*(?::|\(|\bis\s+))\s*"
-                         rf"((?:[A-Z][\w'\u2019-]*\s?){{1,3}}){_PAREN}")
+                         rf"({LATIN_NAME}){_PAREN}")
         else:
-            forms.append(rf"{re.escape(label)}\s*[\uff1a:\uff08(]\s*([{_HAN}]{{2,4}}){_PAREN}")
+            forms.append(rf"{re.escape(label)}\s*[\uff1a:\uff08(]\s*({HAN_NAME}){_PAREN}")
     # (the label in any case; a Latin name capitalised)
     return re.compile("|".join(forms))
 
@@ -75,11 +73,6 @@ def _first_person() -> tuple[re.Pattern[str], tuple[str, ...]]:
     return re.compile(pattern), han
 
 
-def _name_terms(name: str) -> set[str]:
-    name = name.strip()
-    return set(keyword_terms(name)) if name.isascii() else ({name} if name else set())
-
-
 def user_names(lines: Iterable[str]) -> frozenset[str]:
     """The terms of the user's names that curated ``lines`` give ("User: Chen Yu (陈宇)":
     chen, yu, 陈宇); empty when no line names the user."""
@@ -89,7 +82,7 @@ def user_names(lines: Iterable[str]) -> frozenset[str]:
         for found in label.finditer(line):
             for group in found.groups():
                 if group:
-                    names |= _name_terms(group)
+                    names |= name_terms(group)
     return frozenset(names)
 
 

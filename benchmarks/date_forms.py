@@ -29,7 +29,7 @@ from _common import machine_report  # noqa: E402
 
 from openclaw_memory import MemoryIndex  # noqa: E402
 from openclaw_memory.evaluation.metrics import EvalQuery, load_queries, score_hits  # noqa: E402
-from openclaw_memory.search.dateforms import DAY_MONTH, MONTH_DAY, absolute_spans  # noqa: E402
+from openclaw_memory.language.dateforms import DAY_MONTH, MONTH_DAY, absolute_spans  # noqa: E402
 
 LOCOMO = ROOT.parent / "shared" / "bench" / "locomo-dev"
 FORMS: dict[str, tuple[Callable[[date], str], dict[str, Any]]] = {

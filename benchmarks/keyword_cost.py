@@ -35,9 +35,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from _common import _Words, machine_report, make_corpus, write_workspace  # noqa: E402
 
 from openclaw_memory import MemoryIndex  # noqa: E402
+from openclaw_memory.language.textsearch import keyword_terms, match_expression  # noqa: E402
 from openclaw_memory.search.coverage import idf, keyword_coverage  # noqa: E402
 from openclaw_memory.search.keywords import keyword_candidates  # noqa: E402
-from openclaw_memory.search.textsearch import keyword_terms, match_expression  # noqa: E402
 
 LIMIT = 24  # the pool for max_results 6 (6 x candidate_multiplier 4)
 _BEFORE_SQL = ("select f.rowid, bm25(chunks_fts) as r from chunks_fts f join chunks c on "

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _common import machine_report, make_corpus  # noqa: E402
 
-from openclaw_memory.search.textsearch import keyword_terms, quote_term  # noqa: E402
+from openclaw_memory.language.textsearch import keyword_terms, quote_term  # noqa: E402
 from openclaw_memory.store import Store  # noqa: E402
 from openclaw_memory.store.postings_file import postings_path  # noqa: E402
 from openclaw_memory.types import Chunk, MemoryFile  # noqa: E402

@@ -10,10 +10,10 @@ import pytest
 from search_hits import greyhound_day
 
 from openclaw_memory import MemoryIndex
+from openclaw_memory.language.textsearch import keyword_terms
 from openclaw_memory.search.citelines import ChunkLines, LineMatcher, cited_lines
 from openclaw_memory.search.hits import _cited_spans
 from openclaw_memory.search.snippets import lines_around
-from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.store import ChunkRow
 
 FILLER = [f"- Standup {n}: nothing new on the roadmap." for n in range(1, 21)]

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from search_hits import cited_hit, default_embed
 
+from openclaw_memory.language.dateforms import calendar_word
 from openclaw_memory.search.corroboration import corroborates
-from openclaw_memory.search.dateforms import calendar_word
 from openclaw_memory.search.recency import newer_first
 
 

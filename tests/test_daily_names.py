@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openclaw_memory.search.dates import DateWindow, name_filter
+from openclaw_memory.language.dates import DateWindow, name_filter
 from openclaw_memory.store import Store
 from openclaw_memory.store.daily_names import DailyNames
 from openclaw_memory.types import Chunk, MemoryFile

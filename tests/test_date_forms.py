@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from openclaw_memory import MemoryIndex
-from openclaw_memory.search.dateforms import locale_order, spell_dates, text_days
-from openclaw_memory.search.dates import DateWindow, question_dates
+from openclaw_memory.language.dateforms import locale_order, spell_dates, text_days
+from openclaw_memory.language.dates import DateWindow, question_dates
 
 TODAY = date(2024, 3, 13)  # a Wednesday
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from openclaw_memory.errors import ConfigError
-from openclaw_memory.search.filters import compile_filter
+from openclaw_memory.scope.filters import compile_filter
 
 DOC = {"kind": "travel", "year": 2025, "score": 0.5, "tags": ["a", "b"], "done": True,
        "author": {"name": "Priya", "team": "platform"}, "title": "Lisbon trip"}

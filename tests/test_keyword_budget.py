@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from openclaw_memory import MemoryIndex
+from openclaw_memory.language.textsearch import keyword_terms
 from openclaw_memory.search import keywords
 from openclaw_memory.search.keywords import candidate_query, keyword_candidates
-from openclaw_memory.search.textsearch import keyword_terms
 
 
 @pytest.fixture()

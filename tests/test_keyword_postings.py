@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from openclaw_memory import MemoryIndex, MemorySettings
-from openclaw_memory.search.textsearch import keyword_terms, match_expression, quote_term
+from openclaw_memory.language.textsearch import keyword_terms, match_expression, quote_term
 from openclaw_memory.store import Store
 from openclaw_memory.store.postings import SPAN, Postings
 from openclaw_memory.store.postings_read import read_postings

@@ -11,7 +11,7 @@ from typing import Any
 from cli_entry import ENTRY_POINT
 
 from openclaw_memory import MemoryIndex
-from openclaw_memory.search.textsearch import fts_body
+from openclaw_memory.language.textsearch import fts_body
 from openclaw_memory.store import probe_driver
 
 OPTS: dict[str, Any] = {"embedding": {"provider": "none"}}

@@ -307,9 +307,9 @@ def test_common_terms_are_estimated_from_planner_statistics_and_rare_ones_counte
 
 def test_a_phrase_costs_every_chunk_holding_its_words_and_large_workspaces_count_it_so(
         pg_dsn: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from openclaw_memory.language.textsearch import keyword_terms
     from openclaw_memory.postgres import term_counts
     from openclaw_memory.search.keywords import candidate_query
-    from openclaw_memory.search.textsearch import keyword_terms
 
     with _pg(pg_dsn) as memory:
         for i in range(40):  # 找 and 一 in every note, never side by side

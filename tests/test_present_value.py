@@ -5,8 +5,10 @@ words and cue words); nothing moves when the best-fitting line is about somethin
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from datetime import datetime
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,7 @@ from search_hits import cited_hit, curated_lines, default_embed
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.config import SearchSettings
-from openclaw_memory.search.attributes import attributes_of, hinted_attributes
+from openclaw_memory.search.attributes import attribute_patterns, attributes_of, hinted_attributes
 from openclaw_memory.search.present_value import CUE_WEIGHT, _alike, asks_now, asks_present, question_subject
 from openclaw_memory.search.question import read_question
 from openclaw_memory.search.recency import newer_first
@@ -157,15 +159,10 @@ def test_questions_about_now_and_the_present_tense_are_told_from_the_past() -> N
     ("moved to Berlin", "home"), ("her new address is in Porto", "home"), ("搬到了北京", "home"),
     ("started a new job at Acme", "work"), ("跳槽去了百度", "work"),
     ("reports to Priya", "manager"), ("新主管是老王", "manager"),
-    ("now drives a Skoda", "vehicle"), ("became vegan", "diet"), ("改吃纯素了", "diet"),
-    ("the deadline moved to 1 June", "schedule"), ("is on version 3.0", "version"),
-    ("got married", "family"),
-    ("opened an account at Revolut", "bank"), ("把账户转到了招商银行", "bank"),
-    ("has switched to cappuccino lately", "drink"), ("sees Dr. Brennan for checkups", "doctor"),
-    ("换到了王医生那里看病", "doctor"), ("builds on GitHub Actions", "builds"),
-    ("的流水线迁到了Jenkins", "builds"), ("told me the family is in Cork now", "home"),
-    ("'s alerts go through New Relic now", "monitoring"), ("What monitors Heron now?", "monitoring"),
-    ("接入了Sentry做告警", "monitoring"),
+    ("now drives a Skoda", "vehicle"), ("got married", "family"),
+    ("told me the family is in Cork now", "home"), ("is hosted on Hetzner now", "hosting"),
+    ("由支付组负责", "ownership"), ("最近领养了一只柯基", "pet"), ("became vegan", "diet"),
+    ("改吃纯素了", "diet"), ("现在在学什么语言？", "study"),
 ])
 def test_cue_words_name_the_attribute_in_english_and_chinese(text: str, attribute: str) -> None:
     assert attribute in attributes_of(text)
@@ -174,7 +171,7 @@ def test_cue_words_name_the_attribute_in_english_and_chinese(text: str, attribut
 def test_a_manager_by_title_and_working_out_are_not_whom_one_reports_to_or_works_for() -> None:
     assert attributes_of("is a product manager") == {"role"}
     assert attributes_of("Who is manager now?") == {"manager"}
-    assert attributes_of("works out at FitHub") == {"gym"}
+    assert attributes_of("works out at FitHub") == set()
     assert attributes_of("works out of the Berlin office") == {"work"}
 
 
@@ -183,28 +180,31 @@ def test_getting_to_work_is_commuting_and_a_train_ride_is_no_sport() -> None:
     assert attributes_of("walks to work since the spring") == {"commute"}
     assert attributes_of("started coming in by car") == {"commute", "vehicle"}
     assert attributes_of("commutes by train") == {"commute"}
-    assert attributes_of("always orders a flat white") == {"drink"}
-
-
-def test_the_gym_one_belongs_to_is_not_what_one_does_on_weekends() -> None:
-    # Notes about one person often hold both: "trains at PulseGym" answered "What does she do
-    # on weekends now?" while both were one attribute (family f: 88.0 -> 98.5 current@1).
-    for text in ("trains at PeakFit these days", "is a member at CoreClub",
-                 "cancelled the old membership", "Which gym does go to now?", "最近都在乐动健身锻炼"):
-        assert attributes_of(text) == {"gym"}, text
     for text in ("What does do on weekends now?", "got hooked on pottery",
                  "has been out hiking every Saturday", "trains for a marathon", "周末去爬山"):
         assert attributes_of(text) == {"pastime"}, text
 
 
-def test_where_the_salary_is_paid_is_the_bank_and_a_language_one_learns_is_a_study() -> None:
-    assert attributes_of("'s salary goes into ING now") == {"bank"}
+def test_attributes_that_earned_nothing_on_hand_written_notes_name_nothing() -> None:
+    # Bank, drink, doctor, builds, schedule, version, tracker, design, monitoring, decision
+    # and gym were measured on the hand-written dev set, changed no figure and held no
+    # template family above its floor nor a probe here: removed (data/attribute_words.json).
+    for text in ("opened an account at Revolut", "has switched to cappuccino lately",
+                 "sees Dr. Brennan for checkups", "builds on GitHub Actions",
+                 "the deadline slipped to 1 June", "is on version 3.0", "Which design tool now?",
+                 "接入了Sentry做告警", "trains at PeakFit these days"):
+        assert attributes_of(text) == set(), text
     assert attributes_of("got a higher salary") == {"work"}
-    assert attributes_of("Which language is learning now?") == {"study"}
-    assert attributes_of("practises Spanish with a tutor every week") == {"study"}
-    assert attributes_of("现在在学什么语言？") == {"study"}
     # A project's technology has no cue words (search/attributes.py: they named values).
     assert attributes_of("Which programming language is the service written in?") == set()
+
+
+def test_every_attribute_in_the_data_file_says_what_it_earned() -> None:
+    data = json.loads(resources.files("openclaw_memory").joinpath(
+        "data/attribute_words.json").read_text("utf-8"))
+    entries = {**data["attributes"], **data["hints"]}
+    assert entries and all(entry["earned"] for entry in entries.values())
+    assert set(attribute_patterns()[0]) == set(data["attributes"])
 
 
 def test_a_place_one_helps_at_and_a_number_moved_to_a_carrier_name_no_attribute() -> None:
@@ -218,18 +218,6 @@ def test_a_place_one_helps_at_and_a_number_moved_to_a_carrier_name_no_attribute(
     assert attributes_of("ported the codebase to Rust") == set()
     assert attributes_of("adopted a dog from the shelter") == {"pet"}
     assert attributes_of("moved to Lyon") == {"home"}
-
-
-def test_a_projects_ticket_tracker_and_design_tool_are_attributes() -> None:
-    # Family i: "We migrated the Kestrel issues into Jira" had grouped with the design tool's
-    # lines, and "Where does Kestrel track tickets now?" answered from the curated line.
-    for text in ("We migrated the Kestrel issues into Jira.", "Kestrel tracks its tickets in Trello.",
-                 "Where does track tickets now?", "青松的需求迁到了飞书项目。"):
-        assert "tracker" in attributes_of(text), text
-    for text in ("The Kestrel designers switched to Figma.", "Kestrel mockups are drawn in Sketch now.",
-                 "Which design tool does use now?"):
-        assert attributes_of(text) == {"design"}, text
-    assert attributes_of("has health issues") == set()
 
 
 def test_whose_team_lead_is_a_manager_and_a_team_lead_a_role() -> None:

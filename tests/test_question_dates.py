@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from openclaw_memory import MemoryIndex
-from openclaw_memory.search.dates import (
+from openclaw_memory.language.dates import (
     DateWindow,
     file_date,
     in_windows,
@@ -194,7 +194,7 @@ def test_date_weight_zero_turns_dates_off(diary: Path, tmp_path: Path) -> None:
 ])
 def test_a_question_about_a_period_and_nothing_else_is_told_apart(question: str,
                                                                    period_only: bool) -> None:
-    from openclaw_memory.search.dates import about_a_period
+    from openclaw_memory.language.dates import about_a_period
 
     assert about_a_period(question) is period_only
 

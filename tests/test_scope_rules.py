@@ -15,7 +15,7 @@ from cli_entry import ENTRY_POINT
 from openclaw_memory import MemoryIndex
 from openclaw_memory.config import ScopeSettings
 from openclaw_memory.langchain import memory_tools
-from openclaw_memory.search.availability import decide, normalised_key
+from openclaw_memory.scope.availability import decide, normalised_key
 
 DOCS_SCOPE: dict[str, Any] = {"default": "deny", "rules": [
     {"action": "allow", "match": {"chatType": "direct"}},

@@ -15,7 +15,7 @@ import pytest
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.errors import EmbeddingError
-from openclaw_memory.search import translation
+from openclaw_memory.language import translation
 
 CHINESE_DAY = """# 2026-03-02
 

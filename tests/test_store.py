@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from openclaw_memory.errors import IndexCorruptError
-from openclaw_memory.search.textsearch import match_expression
+from openclaw_memory.language.textsearch import match_expression
 from openclaw_memory.store import Store
 from openclaw_memory.types import Chunk, MemoryFile
 

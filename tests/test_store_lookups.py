@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from openclaw_memory.search.textsearch import match_expression
+from openclaw_memory.language.textsearch import match_expression
 from openclaw_memory.store import Store
 from openclaw_memory.types import Chunk, MemoryFile
 

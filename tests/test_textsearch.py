@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.search.textsearch import fts_body, keyword_terms, match_expression
+from openclaw_memory.language.textsearch import fts_body, keyword_terms, match_expression
 
 
 def test_stop_words_are_dropped_from_questions() -> None:

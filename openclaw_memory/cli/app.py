@@ -28,7 +28,7 @@ from openclaw_memory.files.sample import sample_workspace
 from openclaw_memory.index import MemoryIndex
 from openclaw_memory.memory_base import Memory
 from openclaw_memory.opening import open_memory
-from openclaw_memory.search.availability import decide
+from openclaw_memory.scope.availability import decide
 from openclaw_memory.search.snippets import citation, without_source_line
 from openclaw_memory.settings_sources import SettingsOrigin, load_settings
 from openclaw_memory.store.paths import state_dir

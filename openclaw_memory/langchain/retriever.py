@@ -24,8 +24,8 @@ from openclaw_memory.files.workspace import is_daily
 from openclaw_memory.index import MemoryIndex
 from openclaw_memory.langchain._common import hit_text
 from openclaw_memory.memory_base import ChatType, Memory
-from openclaw_memory.search.availability import decide
-from openclaw_memory.search.filters import compile_filter
+from openclaw_memory.scope.availability import decide
+from openclaw_memory.scope.filters import compile_filter
 from openclaw_memory.types import SearchHit
 
 __all__ = ["OpenClawMemoryRetriever", "format_docs"]
@@ -111,7 +111,7 @@ class OpenClawMemoryRetriever(BaseRetriever, _QueryFields):
       excluded**, because they have no date to compare;
     - ``chat_type``: ``"group"`` and ``"channel"`` never return MEMORY.md;
     - ``filter``: a metadata filter with PGVector's operators (``{"kind": "travel", "year":
-      {"$gte": 2025}}``, see :mod:`openclaw_memory.search.filters`) over the hit's ``path``,
+      {"$gte": 2025}}``, see :mod:`openclaw_memory.scope.filters`) over the hit's ``path``,
       ``source``, ``start_line``, ``end_line``, ``score`` and ``date`` (daily files, ISO) plus
       the note's front-matter metadata (YAML ``key: value`` lines, or the JSON header the
       VectorStore and the LangGraph store write);

@@ -35,7 +35,7 @@ from openclaw_memory.langchain.scope import (
     stricter,
 )
 from openclaw_memory.memory_base import ChatType, Memory
-from openclaw_memory.search.availability import decide
+from openclaw_memory.scope.availability import decide
 from openclaw_memory.search.snippets import citation
 from openclaw_memory.types import SearchHit, SearchResponse
 

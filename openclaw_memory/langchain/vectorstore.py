@@ -40,7 +40,7 @@ from openclaw_memory.langchain._docfile import (
     file_name,
 )
 from openclaw_memory.memory_base import Memory
-from openclaw_memory.search.filters import Predicate, compile_filter
+from openclaw_memory.scope.filters import Predicate, compile_filter
 
 __all__ = ["DEFAULT_FOLDER", "OpenClawMemoryVectorStore"]
 
@@ -223,7 +223,7 @@ class OpenClawMemoryVectorStore(VectorStore):
         """Documents and cosine similarity (higher is closer), best first.
 
         ``filter``: a metadata filter (``{"kind": "travel", "year": {"$gte": 2025}}``, the
-        operators PGVector documents, see :mod:`openclaw_memory.search.filters`).
+        operators PGVector documents, see :mod:`openclaw_memory.scope.filters`).
         """
         keep = _options(kwargs)
         provider = self._provider()

@@ -79,8 +79,8 @@ from openclaw_memory.langgraph.store_items import (
     item_path,
 )
 from openclaw_memory.memory_base import Memory
-from openclaw_memory.search.availability import decide
-from openclaw_memory.search.filters import Predicate, compile_filter
+from openclaw_memory.scope.availability import decide
+from openclaw_memory.scope.filters import Predicate, compile_filter
 
 __all__ = ["OpenClawMemoryStore"]
 

@@ -31,6 +31,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from openclaw_memory.language.dates import DateWindow
+from openclaw_memory.language.textsearch import parse_match
 from openclaw_memory.postgres.alongside import SideConnection
 from openclaw_memory.postgres.connection import QueryCanceled
 from openclaw_memory.postgres.schema import SCHEMA
@@ -38,8 +40,6 @@ from openclaw_memory.postgres.tenant import Tenant
 from openclaw_memory.postgres.term_counts import TermCounts
 from openclaw_memory.postgres.values import pg_body, vector_literal
 from openclaw_memory.search.coverage import idf
-from openclaw_memory.search.dates import DateWindow
-from openclaw_memory.search.textsearch import parse_match
 from openclaw_memory.store.keyword_side import QueryTimeoutError
 from openclaw_memory.store.paths import prefix_range
 from openclaw_memory.store.rows import ChunkRow

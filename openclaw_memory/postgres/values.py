@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from openclaw_memory.search.textsearch import fts_body
+from openclaw_memory.language.textsearch import fts_body
 
 __all__ = ["pg_body", "vector_literal"]
 

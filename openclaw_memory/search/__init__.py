@@ -1,7 +1,10 @@
-"""Where search happens: one query in, ranked line-cited hits out.
+"""Where search happens: one query in, ranked line-cited hits out, in stages.
 
-:mod:`.pipeline` runs a search (keyword and vector candidates, fusion, gates, MMR, decay);
-:mod:`.textsearch` turns a query into safe FTS5 terms (CJK aware); :mod:`.querylimits` bounds
-hostile queries; :mod:`.coverage` scores how much of a query a chunk covers; :mod:`.ranking` holds
-the fusion, decay and MMR arithmetic; :mod:`.snippets` builds snippets and citations.
+:mod:`.pipeline` runs them: the question read once (:mod:`.question`), candidates from both
+sides (:mod:`.keywords`, :mod:`.querylines`), fusion into one ranking (:mod:`.ranking`,
+:mod:`.coverage`), the relevance gates (:mod:`.gates`), the time stage (:mod:`.recency` over a
+subject's lines: :mod:`.subject_lines`, :mod:`.present_value`) and presentation (:mod:`.hits`,
+:mod:`.snippets`, :mod:`.citelines`). :mod:`.restatements` is the write path's
+look at what memory already holds. The text forms, dates and translation they read are in
+``openclaw_memory/language/``.
 """

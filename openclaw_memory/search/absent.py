@@ -41,10 +41,10 @@ from collections.abc import Sequence
 from openclaw_memory.config import SearchSettings
 from openclaw_memory.errors import IndexCorruptError, StoreError
 from openclaw_memory.indexing.tokens import single_token_words
+from openclaw_memory.language.textsearch import STOP_WORDS
+from openclaw_memory.language.translation import translate_query
 from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.request import SearchRequest
-from openclaw_memory.search.textsearch import STOP_WORDS
-from openclaw_memory.search.translation import translate_query
 
 __all__ = ["RARE_TOKENS", "absent_gate", "absent_names", "absent_terms", "asks_about",
            "chinese_names", "question_names", "rare_words"]

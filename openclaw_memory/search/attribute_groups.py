@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from openclaw_memory.search.textsearch import STOP_WORDS
+from openclaw_memory.language.textsearch import STOP_WORDS
 
 __all__ = ["SAME_ATTRIBUTE", "SEPARATE", "WORD_SHARE", "attribute_groups", "average_linkage",
            "content_words", "line_alike"]

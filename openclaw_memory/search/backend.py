@@ -4,9 +4,9 @@
 :class:`~openclaw_memory.postgres.PostgresIndex` (tsvector and pgvector) both answer these
 calls, so ranking, fusion, coverage, the relevance gate and citations are one code path.
 
-Keyword expressions are the FTS5 strings :mod:`~openclaw_memory.search.textsearch` builds
+Keyword expressions are the FTS5 strings :mod:`~openclaw_memory.language.textsearch` builds
 (quoted terms joined by ``OR`` or ``AND``); a backend with another query language reads them
-back with :func:`~openclaw_memory.search.textsearch.parse_match`.
+back with :func:`~openclaw_memory.language.textsearch.parse_match`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from openclaw_memory.search.dates import DateWindow
+from openclaw_memory.language.dates import DateWindow
 from openclaw_memory.store.rows import ChunkRow
 
 __all__ = ["SearchBackend"]
@@ -52,7 +52,7 @@ class SearchBackend(Protocol):
     def daily_paths(self, windows: Sequence[DateWindow],
                     path_prefix: str | None = None) -> list[str]:
         """Indexed Markdown notes named as a date (``.../YYYY-MM-DD.md``) that may fall in
-        ``windows`` (:func:`~openclaw_memory.search.dates.name_filter`; the caller checks
+        ``windows`` (:func:`~openclaw_memory.language.dates.name_filter`; the caller checks
         each with ``in_windows``)."""
         ...
 

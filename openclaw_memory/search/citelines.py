@@ -21,7 +21,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from openclaw_memory.search.textsearch import fts_body, quote_term
+from openclaw_memory.language.textsearch import fts_body, quote_term
 from openclaw_memory.store.connection import probe_driver
 
 __all__ = ["SLACK", "ChunkLines", "Cited", "LineMatcher", "cited_lines"]
@@ -100,7 +100,7 @@ def cited_lines(chunks: Sequence[ChunkLines], terms: Sequence[str], min_lines: i
     numbers (then nothing could be cited exactly). The lines of every chunk are matched
     together: one scratch-table query per term and search, not per term and hit.
 
-    ``concepts`` (a translated question, search/translation.py): each is a list of
+    ``concepts`` (a translated question, language/translation.py): each is a list of
     renderings, each a list of terms; a line's share is then the concepts it holds (one of
     their renderings whole), so a word's many renderings neither add up nor dilute the share.
     """

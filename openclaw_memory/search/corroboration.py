@@ -10,7 +10,7 @@ Pro"), so a line naming something new is not held back, even when it names the o
 
 What counts: content words (search/attribute_groups.py; CJK as two-character runs) beyond the
 subject's and the question's; names are capitalised words past a line's first (months and
-weekdays are dates, not names: search/dateforms.py). Only the answer's curated line is
+weekdays are dates, not names: language/dateforms.py). Only the answer's curated line is
 corroborated: a dated best answer is itself the news.
 
 On the hand-written knowledge-update dev set (docs/benchmarks.md: knowledge-update-set):
@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import re
 
+from openclaw_memory.language.dateforms import calendar_word
 from openclaw_memory.search.attribute_groups import content_words
-from openclaw_memory.search.dateforms import calendar_word
 from openclaw_memory.search.subject_lines import without_subject
 
 __all__ = ["corroborates"]

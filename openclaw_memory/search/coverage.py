@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from openclaw_memory.language.textsearch import keyword_terms
+from openclaw_memory.language.translation import QueryTranslation
 from openclaw_memory.search.backend import SearchBackend
-from openclaw_memory.search.textsearch import keyword_terms
-from openclaw_memory.search.translation import QueryTranslation
 
 __all__ = ["concept_coverage", "coverages", "idf", "keyword_coverage"]
 

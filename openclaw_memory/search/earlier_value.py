@@ -43,6 +43,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from openclaw_memory.language.textsearch import keyword_terms
 from openclaw_memory.search.present_value import (
     DateOf,
     Embed,
@@ -60,7 +61,6 @@ from openclaw_memory.search.subject_lines import (
     placed_hit,
     uncited_lines,
 )
-from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.types import SearchHit
 
 __all__ = ["MOST_SURFACED", "earlier_value_first", "holds_value"]

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 from openclaw_memory.config import SearchSettings
 from openclaw_memory.errors import IndexCorruptError, StoreError
+from openclaw_memory.language.dates import DateWindow
 from openclaw_memory.search.absent import absent_gate, absent_terms
 from openclaw_memory.search.backend import SearchBackend
-from openclaw_memory.search.dates import DateWindow
 from openclaw_memory.search.hits import build_hits, focus_snippets
 from openclaw_memory.search.question import Question
 from openclaw_memory.search.ranking import Candidate, evidence

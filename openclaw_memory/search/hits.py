@@ -15,11 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from openclaw_memory.config import SearchSettings
+from openclaw_memory.language.textsearch import keyword_terms
 from openclaw_memory.search.citelines import ChunkLines, Cited, LineMatcher, cited_lines
 from openclaw_memory.search.ranking import Candidate
 from openclaw_memory.search.request import SearchRequest
 from openclaw_memory.search.snippets import citation, clamp_snippet, lines_around, with_source_line
-from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.store import ChunkRow
 from openclaw_memory.types import HitExplanation, SearchHit
 

@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from openclaw_memory.errors import IndexCorruptError, StoreError
+from openclaw_memory.language.textsearch import keyword_terms, quote_term
 from openclaw_memory.search.backend import SearchBackend
-from openclaw_memory.search.textsearch import keyword_terms, quote_term
 from openclaw_memory.store.keyword_side import QueryTimeoutError
 
 __all__ = ["MATCH_BUDGET", "WINDOW_BUDGET", "CandidateQuery", "candidate_query",
@@ -58,7 +58,7 @@ def _budgets(store: SearchBackend) -> tuple[int, int]:
 def candidate_query(store: SearchBackend, terms: Sequence[str],
                     renderings: Sequence[str] = ()) -> CandidateQuery:
     """The candidate query of the question's ``terms`` and, where the budget leaves room,
-    ``renderings`` (its words in the other language, search/translation.py).
+    ``renderings`` (its words in the other language, language/translation.py).
 
     The question's own words are planned first: renderings spend only what they leave of the
     budget, rarest first, so a translation can widen the pool but never push out the words

@@ -20,13 +20,15 @@ from openclaw_memory.config import SearchSettings
 from openclaw_memory.embeddings.base import EmbeddingProvider
 from openclaw_memory.errors import EmbeddingError, IndexCorruptError, StoreError
 from openclaw_memory.files.workspace import is_daily
-from openclaw_memory.search.backend import SearchBackend
-from openclaw_memory.search.coverage import coverages
-from openclaw_memory.search.dates import (
+from openclaw_memory.language.dates import (
     DateWindow,
     in_windows,
     mentions_windows,
 )
+from openclaw_memory.language.textsearch import keyword_terms
+from openclaw_memory.language.translation import QueryTranslation, present, translate_query
+from openclaw_memory.search.backend import SearchBackend
+from openclaw_memory.search.coverage import coverages
 from openclaw_memory.search.gates import Gated, Ranked, gate_candidates
 from openclaw_memory.search.hits import build_hits, focus_snippets
 from openclaw_memory.search.keywords import candidate_query, keyword_candidates
@@ -41,8 +43,6 @@ from openclaw_memory.search.ranking import Candidate, decay_multiplier, evidence
 from openclaw_memory.search.recency import LOOKAHEAD, looks_wider, newer_first
 from openclaw_memory.search.request import Mode, SearchRequest
 from openclaw_memory.search.subject_reads import curated_reader, subject_reader
-from openclaw_memory.search.textsearch import keyword_terms
-from openclaw_memory.search.translation import QueryTranslation, present, translate_query
 from openclaw_memory.store import ChunkRow
 from openclaw_memory.types import SearchHit
 

@@ -38,6 +38,7 @@ import numpy as np
 
 from openclaw_memory.embeddings.base import normalize_rows
 from openclaw_memory.files.notes import DATE_STAMP
+from openclaw_memory.language.textsearch import STOP_WORDS
 from openclaw_memory.search.attribute_groups import attribute_groups, content_words, line_alike
 from openclaw_memory.search.attributes import attributes_of, hinted_attributes
 from openclaw_memory.search.corroboration import corroborates
@@ -60,7 +61,6 @@ from openclaw_memory.search.subject_lines import (
     uncited_lines,
     without_subject,
 )
-from openclaw_memory.search.textsearch import STOP_WORDS
 from openclaw_memory.search.user_subject import about_user, user_lines, user_names
 from openclaw_memory.types import SearchHit
 

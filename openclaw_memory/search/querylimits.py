@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from openclaw_memory.search.textsearch import keyword_terms
+from openclaw_memory.language.textsearch import keyword_terms
 
 __all__ = ["MAX_QUERY_CHARS", "MAX_QUERY_TERMS", "BoundedQuery", "bound_query", "encodable"]
 

@@ -30,6 +30,7 @@ from typing import Any
 
 from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.files.workspace import dated_name
+from openclaw_memory.language.textsearch import keyword_terms
 from openclaw_memory.search.earlier_value import earlier_value_first
 from openclaw_memory.search.present_value import (
     conversation_only,
@@ -39,7 +40,6 @@ from openclaw_memory.search.present_value import (
 from openclaw_memory.search.question import Asked
 from openclaw_memory.search.snippets import without_source_line
 from openclaw_memory.search.subject_lines import CuratedText, SubjectText, learned_on
-from openclaw_memory.search.textsearch import keyword_terms
 from openclaw_memory.types import SearchHit
 
 __all__ = ["LOOKAHEAD", "SAME_MEANING", "SAME_WORDS", "as_of", "fact_line", "looks_wider",

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from openclaw_memory.search.translation import QueryTranslation
+from openclaw_memory.language.translation import QueryTranslation
 
 __all__ = ["Mode", "SearchRequest"]
 
@@ -28,7 +28,7 @@ class SearchRequest:
     keyword_query: str | None = None
     """The query as the keyword side searches it (its terms bounded); None: ``query``."""
     translation: QueryTranslation | None = None
-    """The question's words in the other language (search/translation.py), set by the
+    """The question's words in the other language (language/translation.py), set by the
     pipeline: the keyword side searches them too, and a hit whose keyword coverage comes from
     them cites the lines holding them."""
     path_prefix: str | None = None

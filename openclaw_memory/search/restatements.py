@@ -30,9 +30,9 @@ import numpy as np
 from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.files.notes import DATE_STAMP, RelatedLine, WriteResult
 from openclaw_memory.files.workspace import dated_name
+from openclaw_memory.language.textsearch import CJK_CHAR
 from openclaw_memory.search.snippets import without_source_line
 from openclaw_memory.search.subject_lines import learned_on
-from openclaw_memory.search.textsearch import CJK_CHAR
 from openclaw_memory.types import SearchHit
 
 if TYPE_CHECKING:

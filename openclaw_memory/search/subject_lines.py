@@ -18,8 +18,8 @@ from datetime import date
 
 from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.files.workspace import dated_name, valid_date
+from openclaw_memory.language.textsearch import STOP_WORDS, keyword_terms
 from openclaw_memory.search.snippets import citation, clamp_snippet, with_source_line
-from openclaw_memory.search.textsearch import STOP_WORDS, keyword_terms
 from openclaw_memory.types import HitExplanation, SearchHit
 
 __all__ = ["CJK_FUNCTION", "HAN", "HAN_NAME", "LATIN_NAME", "MOST_LINES", "NOW", "CuratedText",

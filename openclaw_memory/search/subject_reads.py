@@ -9,10 +9,10 @@ from collections.abc import Callable, Sequence
 
 from openclaw_memory.errors import StoreError
 from openclaw_memory.files.workspace import dated_name
+from openclaw_memory.language.textsearch import keyword_terms, quote_term
 from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.request import SearchRequest
 from openclaw_memory.search.subject_lines import PlacedLine, SubjectText, curated
-from openclaw_memory.search.textsearch import keyword_terms, quote_term
 from openclaw_memory.types import SearchHit
 
 __all__ = ["CURATED_CHUNKS", "SUBJECT_CHUNKS", "SUBJECT_POOL", "curated_reader", "subject_reader"]

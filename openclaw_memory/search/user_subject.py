@@ -26,8 +26,8 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from importlib import resources
 
+from openclaw_memory.language.dateforms import PATTERNS
 from openclaw_memory.search.attribute_groups import content_words
-from openclaw_memory.search.dateforms import PATTERNS
 from openclaw_memory.search.subject_lines import HAN_NAME, LATIN_NAME, MOST_LINES, name_terms
 
 __all__ = ["MOST_LINES", "about_user", "says_something", "user_lines", "user_names"]

@@ -14,7 +14,7 @@ import bisect
 from collections.abc import Callable, Sequence
 from operator import itemgetter
 
-from openclaw_memory.search.dates import DateWindow
+from openclaw_memory.language.dates import DateWindow
 
 __all__ = ["DailyNames"]
 

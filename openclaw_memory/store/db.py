@@ -19,8 +19,8 @@ import numpy as np
 import numpy.typing as npt
 
 from openclaw_memory.errors import IndexCorruptError, StoreError
-from openclaw_memory.search.dates import DateWindow
-from openclaw_memory.search.textsearch import fts_body
+from openclaw_memory.language.dates import DateWindow
+from openclaw_memory.language.textsearch import fts_body
 from openclaw_memory.sessions.delta import SessionState
 from openclaw_memory.store.binary_vectors import BinaryVectors
 from openclaw_memory.store.cache_rows import Identity, claim, copy_attached, identity_of, lookup, retire

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from openclaw_memory.search.textsearch import fts_body
+from openclaw_memory.language.textsearch import fts_body
 
 __all__ = ["KeywordTotals", "ddl", "delete_rows", "ensure_current", "is_current", "rebuild",
            "totals"]

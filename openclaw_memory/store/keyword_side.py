@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from openclaw_memory.errors import IndexCorruptError, StoreError
-from openclaw_memory.search.textsearch import parse_match, quote_term
+from openclaw_memory.language.textsearch import parse_match, quote_term
 from openclaw_memory.store.connection import is_corruption
 from openclaw_memory.store.fts_table import KeywordTotals
 from openclaw_memory.store.fts_table import rebuild as rebuild_fts

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from openclaw_memory.search.textsearch import fts_body
+from openclaw_memory.language.textsearch import fts_body
 from openclaw_memory.store.fts_table import totals
 from openclaw_memory.store.postings import Postings, position_keys
 from openclaw_memory.store.scratch_fts import ScratchTable

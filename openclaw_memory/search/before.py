@@ -16,15 +16,11 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from openclaw_memory.language.time_words import CHANGE, CJK_CHANGE
+
 __all__ = ["Anchored", "split_anchor"]
 
 _BEFORE = re.compile(r"(?is)^(?P<asked>.*?\S)\s+(?:before|prior to)\s+(?P<anchor>[^?]{1,60}?)\s*\?\s*$")
-#: A Chinese anchor: a verb of change or use, the value, 之前/以前 ("搬到西安之前",
-#: "用Jenkins之前", "交给运维组之前"). The verb is what tells the value from the subject
-#: (Chinese writes no spaces): without one the question is searched as asked.
-_CJK_BEFORE = re.compile(r"(?:搬到|搬去|改用|改成|改吃|改到|换到|换成|转到|挪到|交给|加入|升级到|"
-                         r"喜欢|用|去|跟|找|进|到|在|养|开|学)"
-                         r"(?P<anchor>[^\uff0c\u3002\uff1f?\s的]{1,12}?)(?:之前|以前)")
 _PRONOUNS = frozenset("i you he she it we they his her their my our its".split())
 _MOST_WORDS = 4
 _NAME_CHARS = 2
@@ -32,12 +28,6 @@ _NAME_CHARS = 2
 _MOST_CJK_CHARS = 40
 _CJK_ASKS = re.compile(r"哪|什么|谁|吗|几|多少|怎么|[\uff1f?]")
 _ARTICLE = re.compile(r"(?i)^(?:a|an|the)\s+")
-#: A change of value said with a verb ("before moving to Berlin", "before going by bus",
-#: "before switching to Jenkins"): the value is what follows. Other verbs name events
-#: ("before meeting Samantha", "before winning the tournament"), searched as asked.
-_CHANGE = re.compile(r"(?i)^(?:moving|relocating|switching|changing|going|joining|using|"
-                     r"transferring|migrating|upgrading|porting|converting)"
-                     r"(?:\s+(?:over\s+)?(?:to|into|in|by|on|at))?\s+")
 
 
 class Anchored(NamedTuple):
@@ -53,19 +43,19 @@ def split_anchor(question: str) -> Anchored | None:
     """``question`` split at its "before <value>" anchor, or None when it has none."""
     found = _BEFORE.match(question)
     if found is not None:
-        value = _ARTICLE.sub("", _CHANGE.sub("", found["anchor"]))
+        value = _ARTICLE.sub("", CHANGE.sub("", found["anchor"]))
         anchor = value.split() or [""]
         first = anchor[0].lower()
         # A verb with an object is an event ("meeting Samantha"); alone, an activity is a
         # value ("before cycling"), a verb of change is not ("before moving").
-        event = first.endswith("ing") and (len(anchor) > 1 or _CHANGE.match(first + " "))
+        event = first.endswith("ing") and (len(anchor) > 1 or CHANGE.match(first + " "))
         if (not first or len(anchor) > _MOST_WORDS or any(ch.isdigit() for ch in value)
                 or event or first in _PRONOUNS):
             return None
         return Anchored(found["asked"] + "?", value.strip())
     # The question names its subject first, in two characters at least: a verb's character
     # inside a name ("张学友") is no verb.
-    cjk = _CJK_BEFORE.search(question, _NAME_CHARS)
+    cjk = CJK_CHANGE.search(question, _NAME_CHARS)
     if cjk is None or len(question) > _MOST_CJK_CHARS or not _CJK_ASKS.search(question):
         return None
     return Anchored(question[:cjk.start()] + question[cjk.end():], cjk["anchor"])

@@ -39,13 +39,13 @@ import numpy as np
 from openclaw_memory.embeddings.base import normalize_rows
 from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.language.textsearch import STOP_WORDS
+from openclaw_memory.language.time_words import NOW, PAST
 from openclaw_memory.search.attribute_groups import attribute_groups, content_words, line_alike
 from openclaw_memory.search.attributes import attributes_of, hinted_attributes
 from openclaw_memory.search.corroboration import corroborates
 from openclaw_memory.search.subject_lines import (
     CJK_FUNCTION,
     HAN,
-    NOW,
     CuratedText,
     PlacedLine,
     SubjectText,
@@ -107,10 +107,6 @@ def asks_now(question: str) -> bool:
     return _question_words(question) <= _QUESTION_WORDS and bool(NOW.search(question))
 
 
-#: Words by which a question asks about the past ("Where did she live before Berlin?").
-_PAST = re.compile(r"(?i)\b(?:did|was|were|had|used to|before|previously|formerly|originally|"
-                   r"at first|first|earlier|ago|last (?:year|month|week|time)|back then|former)"
-                   r"\b|以前|之前|过去|曾经|原来|当时|那时|从前|上次")
 #: A question in the present tense: a question word, then a present form of be/do/have; or
 #: "who" / "what" asking for the doer of a verb in the present ("Who owns Kestrel?", "What
 #: monitors the API?").
@@ -125,7 +121,7 @@ _CJK_QUESTION = re.compile(r"哪|什么|谁|吗|几|多少|怎么|[\uff1f?]")
 def asks_present(question: str) -> bool:
     """Whether ``question`` asks how things are, without saying "now": "Where does the user
     live?", "王芳住在哪里" (not a question about the past, nor a statement)."""
-    if _question_words(question) > _QUESTION_WORDS or _PAST.search(question):
+    if _question_words(question) > _QUESTION_WORDS or PAST.search(question):
         return False
     if HAN.search(question) and not re.search(r"[A-Za-z]{3,}", question):
         return bool(_CJK_QUESTION.search(question))

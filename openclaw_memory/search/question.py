@@ -15,11 +15,11 @@ from openclaw_memory.config import SearchSettings
 from openclaw_memory.language.dateforms import spell_dates
 from openclaw_memory.language.dates import DateWindow, about_a_period, question_dates
 from openclaw_memory.language.textsearch import keyword_terms
+from openclaw_memory.language.time_words import NOW
 from openclaw_memory.search.before import split_anchor
 from openclaw_memory.search.present_value import asks_now, asks_present
 from openclaw_memory.search.querylimits import bound_query
 from openclaw_memory.search.request import SearchRequest
-from openclaw_memory.search.subject_lines import NOW
 
 __all__ = ["Asked", "Question", "read_question"]
 

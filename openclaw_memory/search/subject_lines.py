@@ -19,10 +19,11 @@ from datetime import date
 from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.files.workspace import dated_name, valid_date
 from openclaw_memory.language.textsearch import STOP_WORDS, keyword_terms
+from openclaw_memory.language.time_words import NOW, WHEN
 from openclaw_memory.search.snippets import citation, clamp_snippet, with_source_line
 from openclaw_memory.types import HitExplanation, SearchHit
 
-__all__ = ["CJK_FUNCTION", "HAN", "HAN_NAME", "LATIN_NAME", "MOST_LINES", "NOW", "CuratedText",
+__all__ = ["CJK_FUNCTION", "HAN", "HAN_NAME", "LATIN_NAME", "MOST_LINES", "CuratedText",
            "PlacedLine", "SubjectText", "curated", "find_subject", "learned_on",
            "lines_and_curated", "mentions", "name_terms", "named_text", "named_under",
            "names_someone", "other_names", "placed_day", "placed_hit", "question_subject",
@@ -55,15 +56,6 @@ MOST_LINES = 80
 SUBJECT_SHARE = 0.6
 #: Share of a shared-word subject's terms a line must hold to be about it.
 SHARED_TERMS = 0.5
-
-#: Words by which a question asks for the present value ("now"): its answers come first,
-#: newest first, over any daily files.
-NOW = re.compile(r"(?i)\b(?:now|currently|current|these days|nowadays|at the moment|at present|"
-                 r"any ?more|latest|most recent(?:ly)?)\b|现在|目前|如今|当前|眼下")
-#: Phrases saying when, not what: never a question's subject.
-_WHEN = re.compile(r"(?i)\b(?:(?:this|next|last|every|each|the)\s+(?:week|month|year|day|morning|"
-                   r"afternoon|evening|weekend|quarter|sprint)|today|tonight|tomorrow|yesterday|"
-                   r"weekly|daily|monthly)\b")
 
 _NAME = re.compile(r"[^\W\d_][\w'\u2019-]*")
 #: One Han character (the Chinese names, leads and values these modules read).
@@ -120,7 +112,7 @@ def _shared_subject(question: str, lines: Sequence[str]) -> set[str]:
     # possessive in the notes holds.
     # When it is asked about is no subject either: "this week" is in every weekly note
     # ("Who makes scope decisions this week?" took the week's lines for its subject).
-    plain = _WHEN.sub(" ", NOW.sub(" ", _POSSESSIVE.sub("", question)))
+    plain = WHEN.sub(" ", NOW.sub(" ", _POSSESSIVE.sub("", question)))
     asked = {t for t in keyword_terms(plain) if len(t) > 2}
     holding = [found for line in lines if (found := asked & set(keyword_terms(line)))]
     if len(holding) < 2:

@@ -12,7 +12,13 @@ from search_hits import barbers_workspace, cited_hit, curated_lines, default_emb
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.search.recency import newer_first
-from openclaw_memory.search.subject_lines import PlacedLine, find_subject, named_under, other_names
+from openclaw_memory.search.subject_lines import (
+    PlacedLine,
+    find_subject,
+    named_under,
+    other_names,
+    question_subject,
+)
 
 
 @pytest.fixture(scope="module")
@@ -150,3 +156,18 @@ def test_a_line_naming_the_subject_by_its_other_name_is_the_subjects(embed: Any)
     moved = cited_hit("memory/2025-06-10.md", "- 吴芳搬回福州了，新家在鼓楼区。", 0.44)
     ranked = newer_first([moved, thinking, curated], "吴芳的儿子叫什么？", embed)
     assert ranked[0].path == "MEMORY.md"
+
+
+def test_a_project_named_in_lower_case_is_the_subject_over_an_acronym() -> None:
+    # The hand-written knowledge-update dev set's en27: "CI" had been the subject, and the
+    # GitHub Actions line stayed above the move to Buildkite.
+    lines = ["- GHA bill for December: $11k. harbor CI p50 is 31 minutes on GitHub Actions.",
+             "- Gabriel wants self-hosted runners or a different CI.",
+             "- Migrated harbor's pipelines off GHA. Buildkite agents on our own boxes now.",
+             '- Main repo: "harbor" monorepo (Go + TypeScript), Bazel build.']
+    assert question_subject("What CI does harbor use now?", lines) == {"harbor"}
+    assert question_subject("What build tool does harbor use?", lines) == {"harbor"}
+    # A name, a pronoun or a word no two lines hold is not replaced.
+    assert question_subject("What CI does Gabriel want?", lines) == {"gabriel"}
+    assert question_subject("What CI does he use now?", lines) == {"ci"}
+    assert question_subject("What CI does kestrel use now?", lines) == {"ci"}

@@ -133,6 +133,14 @@ def question_subject(question: str, lines: Sequence[str]) -> set[str]:
         # it is about: a lead no two lines hold is no subject.
         return _cjk_subject(question, lines)
     names = _names(question)
+    lower = _after_auxiliary(question)
+    if lower and (not names or _acronyms_only(question)) and sum(
+            mentions(line, lower) for line in lines) >= 2:
+        # A project named in lower case ("harbor") is the grammatical subject, the word the
+        # auxiliary introduces, and more whom the question asks about than an acronym
+        # ("What CI does harbor use now?" took "CI" for the subject and kept GitHub Actions
+        # above the move to Buildkite: the hand-written knowledge-update dev set's en27).
+        return lower
     named = _identifiers(question)
     if len(names) == 1 and named and (
             sum(mentions(line, named) for line in lines) > sum(mentions(line, names) for line in lines)):
@@ -141,6 +149,28 @@ def question_subject(question: str, lines: Sequence[str]) -> set[str]:
         # is what it asks: "Which Python version does atlas-api run on?"
         return named
     return names or _shared_subject(question, lines)
+
+
+#: The word a question's auxiliary verb introduces, written in lower case: its grammatical
+#: subject ("What CI does harbor use now?").
+_AUXILIARY = re.compile(r"^\W*(?i:what|which|where|who|whom|how|when|why)\b[^?]{0,40}?\s"
+                        r"(?i:does|do|did|is|are|was|were|has|have)\s+(?:the\s+)?([a-z][\w-]*)\b")
+
+
+def _after_auxiliary(question: str) -> set[str]:
+    """The terms of a question's grammatical subject written in lower case (a pronoun or a
+    function word names nobody)."""
+    found = _AUXILIARY.match(question)
+    if found is None or found.group(1) in STOP_WORDS:
+        return set()
+    return set(keyword_terms(found.group(1)))
+
+
+def _acronyms_only(question: str) -> bool:
+    """Whether every capitalised word a question names by is an acronym ("CI", "API")."""
+    words = [w for i, w in enumerate(_NAME.findall(question))
+             if w[0].isupper() and not (i == 0 and w.lower() in STOP_WORDS)]
+    return bool(words) and all(len(w) > 1 and w.isupper() for w in words)
 
 
 _IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+\b")

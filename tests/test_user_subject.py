@@ -155,3 +155,12 @@ def test_hits_from_under_the_gate_show_only_when_moved_up() -> None:
     assert _moved_or_passed((moved, passed, left), under) == (moved, passed)
     assert _moved_or_passed((passed, moved, left), under) == (passed,)
     assert _moved_or_passed((passed, left), set()) == (passed, left)
+
+
+def test_a_line_about_another_group_is_not_the_users_own_note() -> None:
+    # The hand-written knowledge-update dev set's zh19: another department's meeting, newer,
+    # had answered "我们组的周会现在是什么时候？".
+    cited = [["- 市场部把他们的周会定在周一上午十点了。", "- 第一次周三开周会，效率高了不少。"],
+             ["- Marketing moved their weekly to Monday.", "- Our weekly is on Wednesdays now."]]
+    assert [line for _, line in user_lines(cited)] == ["- 第一次周三开周会，效率高了不少。",
+                                                       "- Our weekly is on Wednesdays now."]

@@ -113,6 +113,20 @@ def says_something(line: str) -> bool:
 
 
 def user_lines(cited: Sequence[Sequence[str]]) -> list[tuple[int, str]]:
-    """(hit index, line) of the hits' lines that state something, up to :data:`MOST_LINES`."""
+    """(hit index, line) of the hits' lines that state something, up to :data:`MOST_LINES`,
+    but those about another group ("Marketing moved their weekly to Monday", "市场部把他们的
+    周会定在周一"): a third-person plural word says whose the fact is, and it is not the
+    user's."""
+    others = _others()
     return [(k, line) for k, lines in enumerate(cited) for line in lines
-            if says_something(line)][:MOST_LINES]
+            if says_something(line) and not others.search(line)][:MOST_LINES]
+
+
+@lru_cache(maxsize=1)
+def _others() -> re.Pattern[str]:
+    """The third-person plural words of ``data/user_words.json`` ("their", 他们)."""
+    words = _words()["others"]
+    latin = "|".join(re.escape(w) for w in words if w.isascii())
+    han = [re.escape(w) for w in words if not w.isascii()]
+    parts = ([rf"(?i:\b(?:{latin})\b)"] if latin else []) + han
+    return re.compile("|".join(parts) or "(?!)")

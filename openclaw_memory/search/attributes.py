@@ -9,10 +9,11 @@ set lines of only different attributes apart when a subject's lines are grouped
 compared, so a general word ("moved") is read in that narrow context.
 
 The words are data, ``data/attribute_words.json``: English word forms and Chinese words for
-twelve attributes, each entry with what it earned on the hand-written knowledge-update dev set
-(or the template family it holds above its floor). Thirteen attributes that earned nothing
-were removed (that file says which). A word naming one attribute often but others too
-("joined": a company, a club, a team) is a hint: it brings lines together and sets none apart.
+sixteen attributes, each entry with what it earned on the hand-written knowledge-update dev set
+(or the template family, the bundled sample or the hand-written test it holds). Nine
+attributes that earned nothing were removed (that file says which). A word naming one
+attribute often but others too ("joined": a company, a club, a team) is a hint: it brings
+lines together and sets none apart.
 """
 
 from __future__ import annotations

@@ -146,6 +146,9 @@ def test_questions_about_now_and_the_present_tense_are_told_from_the_past() -> N
     assert not asks_now("现在" + "我们聊了很多事情，" * 20)  # a pasted dialogue is no question
     assert asks_present("Where does the user live?") and asks_present("Who is Ada's manager?")
     assert asks_present("王芳住在哪里？")
+    # Advice about the present asks how things are (the hand-written dev set's en17).
+    assert asks_present("What should I order for Sam on the coffee run?")
+    assert asks_present("Where can I reach Ada these days?")
     for doer in ("Who owns Kestrel?", "Who insures Ada Park?", "What monitors the API?"):
         assert asks_present(doer), doer
     for not_present in ("Who discussed the plan?", "What happened to Ada?", "Who focus on?"):

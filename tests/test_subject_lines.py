@@ -171,3 +171,11 @@ def test_a_project_named_in_lower_case_is_the_subject_over_an_acronym() -> None:
     assert question_subject("What CI does Gabriel want?", lines) == {"gabriel"}
     assert question_subject("What CI does he use now?", lines) == {"ci"}
     assert question_subject("What CI does kestrel use now?", lines) == {"ci"}
+
+
+def test_the_first_person_i_is_nobodys_name() -> None:
+    # "What should I order for Sam?" had taken "I" and "Sam" for the subject: no line says
+    # both, and the newer order ("Sam has quit caffeine") could not move up (en17).
+    lines = ["- Coffee run: Sam oat flat white.", "- Sam has quit caffeine; peppermint tea now."]
+    assert question_subject("What should I order for Sam on the coffee run?", lines) == {"sam"}
+    assert question_subject("What do I'm told Sam drinks?", lines) == {"sam"}

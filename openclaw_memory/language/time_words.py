@@ -1,8 +1,9 @@
 """The words by which a question says what time it asks about, kept as data.
 
-``data/time_words.json`` holds four small groups in English and Chinese: "now" (现在), the
-past ("used to", 以前), phrases saying when ("every week", "yesterday") and the verbs of a
-change before a later value ("before moving to Berlin?", "搬到西安之前"). Each group records
+``data/time_words.json`` holds five small groups in English and Chinese: "now" (现在), the
+past ("used to", 以前), phrases saying when ("every week", "yesterday"), the auxiliaries of a
+present question ("does", "should") and the verbs of a change before a later value ("before
+moving to Berlin?", "搬到西安之前"). Each group records
 what it earned on the hand-written knowledge-update dev set. They are the only language data
 the time stage reads besides the dates (language/dateforms.py) and the user's words
 (``data/user_words.json``).
@@ -15,7 +16,7 @@ import re
 from importlib import resources
 from typing import Any
 
-__all__ = ["CHANGE", "CJK_CHANGE", "NOW", "PAST", "WHEN"]
+__all__ = ["CHANGE", "CJK_CHANGE", "NOW", "PAST", "PRESENT_AUXILIARIES", "WHEN"]
 
 
 #: What an empty group matches: nothing (an empty pattern would match everywhere).
@@ -42,6 +43,9 @@ NOW = _words(_DATA["now"])
 PAST = _words(_DATA["past"])
 #: Phrases saying when, not what: never a question's subject.
 WHEN = _words({"en": _DATA["when"]["en"]})
+#: The auxiliaries after a question word that ask how things are ("Where does Ada live?",
+#: "What should I order for Sam?"), as one alternation.
+PRESENT_AUXILIARIES = "|".join(_DATA["present"]["en"]) or _NOTHING
 
 
 #: A verb of change at the start of an anchor ("moving to", "switching over to"): the value

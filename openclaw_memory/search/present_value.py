@@ -39,7 +39,7 @@ import numpy as np
 from openclaw_memory.embeddings.base import normalize_rows
 from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.language.textsearch import STOP_WORDS
-from openclaw_memory.language.time_words import NOW, PAST
+from openclaw_memory.language.time_words import NOW, PAST, PRESENT_AUXILIARIES
 from openclaw_memory.search.attribute_groups import attribute_groups, content_words, line_alike
 from openclaw_memory.search.attributes import attributes_of, hinted_attributes
 from openclaw_memory.search.corroboration import corroborates
@@ -111,7 +111,7 @@ def asks_now(question: str) -> bool:
 #: "who" / "what" asking for the doer of a verb in the present ("Who owns Kestrel?", "What
 #: monitors the API?").
 _PRESENT = re.compile(r"(?i)^\W*(?:where|what|which|who|whom|whose|how|when|is|are|does|do|has|"
-                      r"have)\b.*\b(?:is|are|does|do|has|have)\b|['\u2019]s\b|"
+                      rf"have)\b.*\b(?:{PRESENT_AUXILIARIES})\b|['\u2019]s\b|"
                       r"^\W*(?:who|what)\s+[a-z]{2,}(?<![su])s\b")
 #: A line of a conversation: "- [D9:10] Nate: I love fantasy movies", "Bart: ...".
 _SPOKEN = re.compile(r"^\W*(?:\[[^\]]*\]\s*)?([^\W\d_][\w .'-]{0,40}):\s")

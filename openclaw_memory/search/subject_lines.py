@@ -72,6 +72,10 @@ _CJK_PRONOUNS = frozenset("我你您他她它咱俺")
 _POSSESSIVE = re.compile(r"['\u2019]s\b")
 
 
+#: The first person, "I" ("I'm", "I'd"): capitalised, and nobody's name.
+_I = re.compile(r"I(?:['\u2019]\w+)?$")
+
+
 def _names(question: str) -> set[str]:
     """The terms of the question's capitalised words (its first word only when it is not a
     function word: "Where", "Which"); acronyms ("API") only when nothing else is named."""
@@ -80,7 +84,7 @@ def _names(question: str) -> set[str]:
     acronyms: list[str] = []
     for i, word in enumerate(words):
         word = re.sub(r"['\u2019]s$", "", word)
-        if not word[0].isupper() or (i == 0 and word.lower() in STOP_WORDS):
+        if not word[0].isupper() or (i == 0 and word.lower() in STOP_WORDS) or _I.match(word):
             continue
         (acronyms if len(word) > 1 and word.isupper() else named).append(word)
     return {t for w in (named or acronyms) for t in keyword_terms(w)}

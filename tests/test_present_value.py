@@ -148,7 +148,9 @@ def test_questions_about_now_and_the_present_tense_are_told_from_the_past() -> N
     assert asks_present("王芳住在哪里？")
     # Advice about the present asks how things are (the hand-written dev set's en17).
     assert asks_present("What should I order for Sam on the coffee run?")
-    assert asks_present("Where can I reach Ada these days?")
+    # "can" asks what is possible, not how things are (the bundled sample's "How many people
+    # can join a course?" lost its answer to the time stage).
+    assert not asks_present("How many people can join a course?")
     for doer in ("Who owns Kestrel?", "Who insures Ada Park?", "What monitors the API?"):
         assert asks_present(doer), doer
     for not_present in ("Who discussed the plan?", "What happened to Ada?", "Who focus on?"):

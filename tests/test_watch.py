@@ -239,11 +239,20 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "openclaw_memory", *args]
 
 
+def _interruptible(*args: str) -> list[str]:
+    """The CLI with Ctrl-C at its default, as a terminal starts it: a test run started as a
+    background job of a non-interactive shell (``pytest ... &``) ignores SIGINT, a child
+    inherits that, and the watcher would never see the interrupt the test sends it."""
+    run = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+           "from openclaw_memory.cli.app import main; sys.exit(main(sys.argv[1:]))")
+    return [sys.executable, "-c", run, *args]
+
+
 def test_cli_watch_indexes_new_notes_and_exits_130_on_ctrl_c(workspace: Path,
                                                             tmp_path: Path) -> None:
     base = ["--workspace", str(workspace), "--index", str(tmp_path / "i.sqlite"),
             "--provider", "none"]
-    proc = subprocess.Popen(_cli(*base, "watch", "--debounce-ms", "200"),
+    proc = subprocess.Popen(_interruptible(*base, "watch", "--debounce-ms", "200"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
@@ -299,7 +308,7 @@ def test_cli_watch_exits_0_on_sigterm(workspace: Path, tmp_path: Path) -> None:
 def test_cli_watch_json_prints_one_json_object_per_event(workspace: Path, tmp_path: Path) -> None:
     base = ["--workspace", str(workspace), "--index", str(tmp_path / "j.sqlite"),
             "--provider", "none"]
-    proc = subprocess.Popen(_cli(*base, "watch", "--debounce-ms", "200", "--json"),
+    proc = subprocess.Popen(_interruptible(*base, "watch", "--debounce-ms", "200", "--json"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None

@@ -11,32 +11,20 @@ the time stage reads besides the dates (language/dateforms.py) and the user's wo
 
 from __future__ import annotations
 
-import json
 import re
-from importlib import resources
 from typing import Any
 
-__all__ = ["CHANGE", "CJK_CHANGE", "NOW", "PAST", "PRESENT_AUXILIARIES", "WHEN"]
+from openclaw_memory.language.wordlists import NOTHING, load, word_pattern
 
-
-#: What an empty group matches: nothing (an empty pattern would match everywhere).
-_NOTHING = r"(?!)"
-
-
-def _load() -> dict[str, Any]:
-    text = resources.files("openclaw_memory").joinpath("data/time_words.json").read_text("utf-8")
-    loaded: dict[str, Any] = json.loads(text)
-    return loaded
+__all__ = ["ASKING", "AUXILIARIES", "CHANGE", "CJK_CHANGE", "NOW", "PAST", "PRESENT_AUXILIARIES",
+           "WHEN"]
 
 
 def _words(group: dict[str, Any]) -> re.Pattern[str]:
-    """A group's English forms as whole words in any case, its Chinese words as written."""
-    parts = [r"(?i:\b(?:" + "|".join(group["en"]) + r")\b)"] if group.get("en") else []
-    parts.extend(group.get("zh", ()))
-    return re.compile("|".join(parts) or _NOTHING)
+    return word_pattern(group.get("en", ()), group.get("zh", ()))
 
 
-_DATA = _load()
+_DATA = load("time_words")
 #: A question asking for the present value in words ("now", "currently", 现在).
 NOW = _words(_DATA["now"])
 #: A question asking about the past ("Where did she live before Berlin?", 以前).
@@ -45,17 +33,21 @@ PAST = _words(_DATA["past"])
 WHEN = _words({"en": _DATA["when"]["en"]})
 #: The auxiliaries after a question word that ask how things are ("Where does Ada live?",
 #: "What should I order for Sam?"), as one alternation.
-PRESENT_AUXILIARIES = "|".join(_DATA["present"]["en"]) or _NOTHING
+PRESENT_AUXILIARIES = "|".join(_DATA["present"]["en"]) or NOTHING
+#: The words that begin a question ("what", "where") and the auxiliaries its grammatical
+#: subject follows ("does", "was"), as alternations.
+ASKING = "|".join(_DATA["asking"]["en"]) or NOTHING
+AUXILIARIES = "|".join(_DATA["asking"]["auxiliaries"]) or NOTHING
 
 
 #: A verb of change at the start of an anchor ("moving to", "switching over to"): the value
 #: is what follows. Other verbs name events ("before meeting Samantha").
-CHANGE = re.compile(r"(?i)^(?:" + ("|".join(_DATA["change"]["en"]) or _NOTHING) + r")"
+CHANGE = re.compile(r"(?i)^(?:" + ("|".join(_DATA["change"]["en"]) or NOTHING) + r")"
                     r"(?:\s+(?:over\s+)?(?:to|into|in|by|on|at))?\s+")
 
 
 #: A Chinese anchor: a verb of change or use, the value, 之前/以前 ("搬到西安之前",
 #: "用Jenkins之前"). The verb is what tells the value from the subject (Chinese writes no
 #: spaces): without one the question is searched as asked.
-CJK_CHANGE = re.compile("(?:" + ("|".join(_DATA["change"]["zh"]) or _NOTHING) + ")"
+CJK_CHANGE = re.compile("(?:" + ("|".join(_DATA["change"]["zh"]) or NOTHING) + ")"
                         r"(?P<anchor>[^\uff0c\u3002\uff1f?\s的]{1,12}?)(?:之前|以前)")

@@ -18,11 +18,11 @@ lines together and sets none apart.
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
-from importlib import resources
 from typing import Any
+
+from openclaw_memory.language.wordlists import load, word_pattern
 
 __all__ = ["attribute_patterns", "attributes_of", "hinted_attributes"]
 
@@ -32,19 +32,14 @@ def _pattern(entry: dict[str, Any]) -> re.Pattern[str]:
     none of its ``not_after`` words ("brought home a beagle" is no home), Chinese words as
     written."""
     not_after: dict[str, list[str]] = entry.get("not_after", {})
-    forms = ["".join(rf"(?<!\b{word} )" for word in not_after.get(form, ())) + form
-             for form in entry.get("en", ())]
-    parts = [r"\b(?:" + "|".join(forms) + r")\b"] if forms else []
-    parts.extend(entry.get("zh", ()))
-    return re.compile("|".join(parts), re.IGNORECASE)
+    return word_pattern(("".join(rf"(?<!\b{word} )" for word in not_after.get(form, ())) + form
+                         for form in entry.get("en", ())), entry.get("zh", ()))
 
 
 @lru_cache(maxsize=1)
 def attribute_patterns() -> tuple[dict[str, re.Pattern[str]], dict[str, re.Pattern[str]]]:
     """The attributes' patterns and the hints' (``data/attribute_words.json``)."""
-    text = resources.files("openclaw_memory").joinpath(
-        "data/attribute_words.json").read_text("utf-8")
-    data = json.loads(text)
+    data = load("attribute_words")
     return ({name: _pattern(entry) for name, entry in data["attributes"].items()},
             {name: _pattern(entry) for name, entry in data["hints"].items()})
 

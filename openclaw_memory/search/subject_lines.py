@@ -19,7 +19,7 @@ from datetime import date
 from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.files.workspace import dated_name, valid_date
 from openclaw_memory.language.textsearch import STOP_WORDS, keyword_terms
-from openclaw_memory.language.time_words import NOW, WHEN
+from openclaw_memory.language.time_words import ASKING, AUXILIARIES, NOW, WHEN
 from openclaw_memory.search.snippets import citation, clamp_snippet, with_source_line
 from openclaw_memory.types import HitExplanation, SearchHit
 
@@ -76,17 +76,23 @@ _POSSESSIVE = re.compile(r"['\u2019]s\b")
 _I = re.compile(r"I(?:['\u2019]\w+)?$")
 
 
-def _names(question: str) -> set[str]:
-    """The terms of the question's capitalised words (its first word only when it is not a
-    function word: "Where", "Which"); acronyms ("API") only when nothing else is named."""
-    words = _NAME.findall(question)
+def _capitalised(question: str) -> tuple[list[str], list[str]]:
+    """The question's capitalised words (its first word only when it is not a function word:
+    "Where", "Which"; never "I"), as names and as acronyms ("API")."""
     named: list[str] = []
     acronyms: list[str] = []
-    for i, word in enumerate(words):
+    for i, word in enumerate(_NAME.findall(question)):
         word = re.sub(r"['\u2019]s$", "", word)
         if not word[0].isupper() or (i == 0 and word.lower() in STOP_WORDS) or _I.match(word):
             continue
         (acronyms if len(word) > 1 and word.isupper() else named).append(word)
+    return named, acronyms
+
+
+def _names(question: str) -> set[str]:
+    """The terms of the question's capitalised words; acronyms only when nothing else is
+    named."""
+    named, acronyms = _capitalised(question)
     return {t for w in (named or acronyms) for t in keyword_terms(w)}
 
 
@@ -157,8 +163,8 @@ def question_subject(question: str, lines: Sequence[str]) -> set[str]:
 
 #: The word a question's auxiliary verb introduces, written in lower case: its grammatical
 #: subject ("What CI does harbor use now?").
-_AUXILIARY = re.compile(r"^\W*(?i:what|which|where|who|whom|how|when|why)\b[^?]{0,40}?\s"
-                        r"(?i:does|do|did|is|are|was|were|has|have)\s+(?:the\s+)?([a-z][\w-]*)\b")
+_AUXILIARY = re.compile(rf"^\W*(?i:{ASKING})\b[^?]{{0,40}}?\s"
+                        rf"(?i:{AUXILIARIES})\s+(?:the\s+)?([a-z][\w-]*)\b")
 
 
 def _after_auxiliary(question: str) -> set[str]:
@@ -172,9 +178,8 @@ def _after_auxiliary(question: str) -> set[str]:
 
 def _acronyms_only(question: str) -> bool:
     """Whether every capitalised word a question names by is an acronym ("CI", "API")."""
-    words = [w for i, w in enumerate(_NAME.findall(question))
-             if w[0].isupper() and not (i == 0 and w.lower() in STOP_WORDS)]
-    return bool(words) and all(len(w) > 1 and w.isupper() for w in words)
+    named, acronyms = _capitalised(question)
+    return bool(acronyms) and not named
 
 
 _IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+\b")

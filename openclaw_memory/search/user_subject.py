@@ -20,13 +20,12 @@ data, ``data/user_words.json``.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from importlib import resources
 
 from openclaw_memory.language.dateforms import PATTERNS
+from openclaw_memory.language.wordlists import literal_pattern, load
 from openclaw_memory.search.attribute_groups import content_words
 from openclaw_memory.search.subject_lines import HAN_NAME, LATIN_NAME, MOST_LINES, name_terms
 
@@ -39,8 +38,7 @@ _PAREN = r"(?:\s*[(\uff08]\s*([^)\uff09]{1,16}?)\s*[)\uff09])?"
 
 @lru_cache(maxsize=1)
 def _words() -> dict[str, list[str]]:
-    text = resources.files("openclaw_memory").joinpath("data/user_words.json").read_text("utf-8")
-    loaded: dict[str, list[str]] = {key: value for key, value in json.loads(text).items()
+    loaded: dict[str, list[str]] = {key: value for key, value in load("user_words").items()
                                     if isinstance(value, list)}
     return loaded
 
@@ -65,12 +63,7 @@ def _label() -> re.Pattern[str]:
 @lru_cache(maxsize=1)
 def _first_person() -> tuple[re.Pattern[str], tuple[str, ...]]:
     words = _words()["first_person"]
-    latin = [w for w in words if w.isascii()]
-    han = tuple(w for w in words if not w.isascii())
-    pattern = r"(?i)\b(?:" + "|".join(map(re.escape, latin)) + r")\b"
-    if han:
-        pattern += "|" + "|".join(map(re.escape, han))
-    return re.compile(pattern), han
+    return literal_pattern(words), tuple(w for w in words if not w.isascii())
 
 
 def user_names(lines: Iterable[str]) -> frozenset[str]:
@@ -125,8 +118,4 @@ def user_lines(cited: Sequence[Sequence[str]]) -> list[tuple[int, str]]:
 @lru_cache(maxsize=1)
 def _others() -> re.Pattern[str]:
     """The third-person plural words of ``data/user_words.json`` ("their", 他们)."""
-    words = _words()["others"]
-    latin = "|".join(re.escape(w) for w in words if w.isascii())
-    han = [re.escape(w) for w in words if not w.isascii()]
-    parts = ([rf"(?i:\b(?:{latin})\b)"] if latin else []) + han
-    return re.compile("|".join(parts) or "(?!)")
+    return literal_pattern(_words()["others"])

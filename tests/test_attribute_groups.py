@@ -24,6 +24,7 @@ from openclaw_memory.search.attribute_groups import (
     content_words,
     line_alike,
 )
+from openclaw_memory.search.question import ask
 from openclaw_memory.search.recency import newer_first
 from openclaw_memory.search.request import SearchRequest
 from openclaw_memory.search.subject_lines import PlacedLine
@@ -81,6 +82,31 @@ def test_two_curated_lines_only_alike_in_form_stay_two_facts() -> None:
     assert sorted(attribute_groups(alike, [True, True, False])) == [[0], [1, 2]]
 
 
+def test_two_curated_lines_naming_different_values_stay_two_facts_however_alike() -> None:
+    # "Work laptop: ThinkPad X1" / "Personal laptop: MacBook Air M1": alike in form (0.8),
+    # each naming its own value; a line sharing a name with one still joins it.
+    alike = _alike({(0, 1): 0.8, (0, 2): 0.5, (1, 2): 0.6}, 3)
+    values = [{"thinkpad", "x1"}, {"macbook", "air", "m1"}, {"macbook", "pro"}]
+    assert sorted(attribute_groups(alike, [True, True, False], values)) == [[0], [1, 2]]
+    # A restatement names the same value, or none: one fact.
+    assert attribute_groups(alike, [True, True, False], [{"thinkpad"}, {"thinkpad"}, set()]) == [
+        [0, 1, 2]]
+    assert attribute_groups(alike, [True, True, False], [{"thinkpad"}, set(), set()]) == [[0, 1, 2]]
+
+
+def test_the_curated_fact_asked_stays_first_beside_a_change_to_its_neighbour(embed: Any) -> None:
+    curated = cited_hit("MEMORY.md", "- Work laptop: ThinkPad X1 Carbon Gen 9 (Windows 11).\n"
+                        "- Personal laptop: MacBook Air M1.", 0.5)
+    swapped = cited_hit("memory/2026-04-14.md",
+                        "- IT swapped my work laptop for a MacBook Pro M3, ThinkPad returned.", 0.45)
+    text = curated_lines("# Memory", "- User: Chen Yu, SRE at a bank.",
+                         "- Work laptop: ThinkPad X1 Carbon Gen 9 (Windows 11).",
+                         "- Personal laptop: MacBook Air M1.")
+    ranked = newer_first([swapped, curated], ask("What is Chen Yu's personal laptop?"), embed,
+                         curated_text=lambda: text)
+    assert ranked[0].path == "MEMORY.md"
+
+
 def test_without_curated_lines_the_lines_group_by_average_linkage() -> None:
     alike = _alike({(0, 1): 0.6, (1, 2): 0.05, (0, 2): 0.0}, 3)
     assert attribute_groups(alike, [False, False, False]) == [[0, 1], [2]]
@@ -110,7 +136,7 @@ def test_curated_lines_no_hit_cites_shape_the_groups_and_never_become_hits(embed
         return curated_lines("# Facts", "- Ada Park lives in Lisbon.", "- Ada Park works at Acme.",
                              "- Ada Park is dating Robin.", "- Lee Wu is dating Robin.")
 
-    ranked = newer_first([curated, newer, partner], "Who is Ada Park's partner now?", embed,
+    ranked = newer_first([curated, newer, partner], ask("Who is Ada Park's partner now?"), embed,
                          curated_text=text)
     # The answer first; asked "now", Ada Park's newest other statement (dated) next; the
     # curated hit, which answers nothing asked, after them.
@@ -118,7 +144,7 @@ def test_curated_lines_no_hit_cites_shape_the_groups_and_never_become_hits(embed
                                         "MEMORY.md"]
     assert reads == [1]
     # Not asked about the present: nothing is read.
-    newer_first([curated, newer, partner], "Who did Ada Park date before?", embed,
+    newer_first([curated, newer, partner], ask("Who did Ada Park date before?"), embed,
                 curated_text=text)
     assert reads == [1]
 

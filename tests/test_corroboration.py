@@ -10,6 +10,7 @@ from search_hits import cited_hit, default_embed
 
 from openclaw_memory.language.dateforms import calendar_word
 from openclaw_memory.search.corroboration import corroborates
+from openclaw_memory.search.question import ask
 from openclaw_memory.search.recency import newer_first
 
 
@@ -46,6 +47,6 @@ def test_a_curated_fact_keeps_its_place_over_later_news_of_it(embed: Any) -> Non
                                      "- Jon Berg edits in Emacs.", 0.5)
     news = cited_hit("memory/2025-06-02.md", "- Remapped the Kinesis thumb keys for Jon Berg.",
                      0.45)
-    ranked = newer_first([news, curated], "What keyboard does Jon Berg use?", embed)
+    ranked = newer_first([news, curated], ask("What keyboard does Jon Berg use?"), embed)
     assert ranked[0].path == "MEMORY.md"
     assert all(h.superseded_by is None for h in ranked)

@@ -12,6 +12,7 @@ from search_hits import cited_hit, curated_lines, default_embed
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.search.earlier_value import holds_value
+from openclaw_memory.search.question import ask
 from openclaw_memory.search.recency import newer_first
 
 _OTHERS = ["Bruno Silva", "Chloe Martin", "Dev Patel", "Elena Rossi", "Farid Khan"]
@@ -57,7 +58,7 @@ def test_a_curated_value_no_passage_cites_becomes_a_hit_citing_its_line(embed: A
             cited_hit("memory/2025-02-01.md", "- Ada Park signed a lease in Perth.", 0.3)]
     lines = curated_lines("- Ada Park rents a flat in Tallinn.", *(["- Filler."] * 38),
                           "- Ada Park's sport is tennis.")
-    ranked = newer_first(hits, "What sport did Ada Park do?", embed, anchor="judo",
+    ranked = newer_first(hits, ask("What sport did Ada Park do?", anchor="judo"), embed,
                          curated_text=lambda: lines)
     assert ranked[0].citation == "MEMORY.md#L40"
     assert ranked[0].snippet == "- Ada Park's sport is tennis.\n\nSource: MEMORY.md#L40"
@@ -73,7 +74,7 @@ def test_the_anchor_tells_the_attribute_the_question_words_do_not(embed: Any) ->
              ("memory/2025-02-01.md", "- Dev Patel said goodbye to the old flat and is living in "
                                       "Tallinn.", 0.3)]
     hits = [cited_hit(*line) for line in lines]
-    ranked = newer_first(hits, "In which town did Dev Patel reside?", embed, anchor="Perth")
+    ranked = newer_first(hits, ask("In which town did Dev Patel reside?", anchor="Perth"), embed)
     assert ranked[0].path == "memory/2025-02-01.md"
     assert [h.path for h in ranked[1:]] == [path for path, _, _ in lines[:3]]
 
@@ -82,7 +83,7 @@ def test_a_chinese_question_finds_the_earlier_value(embed: Any) -> None:
     hits = [cited_hit("memory/2025-05-01.md", "- 王芳搬到了西安。", 0.5),
             cited_hit("memory/2025-04-01.md", "- 王芳买了一辆比亚迪。", 0.45),
             cited_hit("memory/2025-02-01.md", "- 王芳住在成都。", 0.4)]
-    ranked = newer_first(hits, "王芳住在哪里？", embed, anchor="西安")
+    ranked = newer_first(hits, ask("王芳住在哪里？", anchor="西安"), embed)
     assert ranked[0].path == "memory/2025-02-01.md"
 
 
@@ -90,12 +91,12 @@ def test_nothing_moves_without_a_line_holding_the_anchor_or_an_older_one(embed: 
     hits = [cited_hit("memory/2025-03-01.md", "- Ada Park took up judo.", 0.5),
             cited_hit("memory/2025-02-01.md", "- Ada Park bought a Mazda.", 0.4)]
     question = "What sport did Ada Park do?"
-    assert [h.path for h in newer_first(hits, question, embed, anchor="cycling")] == [
+    assert [h.path for h in newer_first(hits, ask(question, anchor="cycling"), embed)] == [
         "memory/2025-03-01.md", "memory/2025-02-01.md"]
     # The anchor is the oldest value the notes hold: nothing came before it.
     older = [cited_hit("memory/2025-01-01.md", "- Ada Park bought a Mazda.", 0.5),
              cited_hit("memory/2025-03-01.md", "- Ada Park took up judo.", 0.4)]
-    assert [h.path for h in newer_first(older, question, embed, anchor="judo")] == [
+    assert [h.path for h in newer_first(older, ask(question, anchor="judo"), embed)] == [
         "memory/2025-01-01.md", "memory/2025-03-01.md"]
 
 
@@ -103,7 +104,7 @@ def test_an_undated_curated_line_counts_as_the_oldest(embed: Any) -> None:
     hits = [cited_hit("memory/2025-05-01.md", "- Ada Park moved to Berlin.", 0.5),
             cited_hit("memory/2025-04-01.md", "- Ada Park bought a Honda.", 0.45),
             cited_hit("MEMORY.md", "- Ada Park lives in Paris.", 0.4)]
-    ranked = newer_first(hits, "Where did Ada Park live?", embed, anchor="Berlin",
+    ranked = newer_first(hits, ask("Where did Ada Park live?", anchor="Berlin"), embed,
                          curated_text=lambda: curated_lines("- Ada Park lives in Paris."))
     assert ranked[0].path == "MEMORY.md"
 
@@ -127,7 +128,7 @@ def test_a_curated_line_saying_what_it_replaced_answers_when_no_other_line_does(
     hits = [cited_hit("memory/2025-05-01.md", "- Ada Park bought a Honda.", 0.5),
             cited_hit("MEMORY.md", "- Ada Park is dating Casey. (before: Robin) (as of 2025-04-02)",
                       0.4)]
-    ranked = newer_first(hits, "Who was Ada Park's partner?", embed, anchor="Casey")
+    ranked = newer_first(hits, ask("Who was Ada Park's partner?", anchor="Casey"), embed)
     assert ranked[0].path == "MEMORY.md"
     # Its note names the value before Casey, not Robin's successor: asked about Robin, the
     # line is a later value, not an anchor.

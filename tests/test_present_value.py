@@ -20,7 +20,7 @@ from openclaw_memory import MemoryIndex
 from openclaw_memory.config import SearchSettings
 from openclaw_memory.search.attributes import attribute_patterns, attributes_of, hinted_attributes
 from openclaw_memory.search.present_value import CUE_WEIGHT, _alike, asks_now, asks_present, question_subject
-from openclaw_memory.search.question import read_question
+from openclaw_memory.search.question import ask, read_question
 from openclaw_memory.search.recency import newer_first
 from openclaw_memory.search.request import SearchRequest
 
@@ -71,7 +71,7 @@ def test_a_newer_note_on_another_attribute_never_passes_the_fact_asked_about(emb
     curated = cited_hit("MEMORY.md", "- Ada Park lives in Lisbon.\n- Ada Park works at Globex.", 0.5)
     diet = cited_hit("memory/2025-02-17.md", "- Ada Park became keto.", 0.49)
     car = cited_hit("memory/2025-04-05.md", "- Ada Park switched to a Skoda.", 0.45)
-    ranked = newer_first([curated, diet, car], "Where does Ada Park work now?", embed)
+    ranked = newer_first([curated, diet, car], ask("Where does Ada Park work now?"), embed)
     assert ranked[0].path == "MEMORY.md" and ranked[0].superseded_by is None
     assert all(h.superseded_by is None for h in ranked)
 
@@ -80,7 +80,7 @@ def test_a_change_worded_unlike_the_question_is_still_its_answer(embed: Any) -> 
     curated = cited_hit("MEMORY.md", "- Ada Park lives in Lisbon. (as of 2025-01-10)", 0.5)
     other = cited_hit("memory/2025-02-01.md", "- Ada Park bought a Honda.", 0.48)
     moved = cited_hit("memory/2025-03-10.md", "- Ada Park's new address is in Oslo.", 0.3)
-    ranked = newer_first([curated, other, moved], "Where does Ada Park live now?", embed)
+    ranked = newer_first([curated, other, moved], ask("Where does Ada Park live now?"), embed)
     assert [h.path for h in ranked][:2] == ["memory/2025-03-10.md", "MEMORY.md"]
     assert ranked[1].superseded_by == "memory/2025-03-10.md#L1"
     assert ranked[0].as_of == "2025-03-10" and ranked[1].as_of == "2025-01-10"
@@ -92,13 +92,13 @@ def test_without_now_conversation_logs_keep_their_order_and_notes_of_facts_do_no
     # answer yields there. Notes of facts are ordered newest first either way.
     said_old = cited_hit("memory/2025-01-05.md", "- [D1:3] Ada Park: I moved to Lisbon last week!", 0.6)
     said_new = cited_hit("memory/2025-03-05.md", "- [D7:2] Ada Park: We moved to Oslo in March.", 0.5)
-    ranked = newer_first([said_old, said_new], "Where does Ada Park live?", embed)
+    ranked = newer_first([said_old, said_new], ask("Where does Ada Park live?"), embed)
     assert [h.path for h in ranked] == [said_old.path, said_new.path]
     assert all(h.superseded_by is None for h in ranked)
     old = cited_hit("memory/2025-01-05.md", "- Ada Park moved to Lisbon.", 0.6)
     new = cited_hit("memory/2025-03-05.md", "- Ada Park moved to Oslo.", 0.5)
     for question in ("Where does Ada Park live?", "Where does Ada Park live now?"):
-        ranked = newer_first([old, new], question, embed)
+        ranked = newer_first([old, new], ask(question), embed)
         assert [h.path for h in ranked] == [new.path, old.path], question
         assert ranked[1].superseded_by == new.citation
 
@@ -271,7 +271,7 @@ def test_when_every_note_on_the_subject_is_about_something_else_the_order_stands
     curated = cited_hit("MEMORY.md", "- Ada Park works at Globex.\n- Ada Park drives a Toyota.", 0.5)
     diet = cited_hit("memory/2025-02-17.md", "- Ada Park became keto.", 0.45)
     job = cited_hit("memory/2025-03-01.md", "- Ada Park joined Hooli.", 0.4)
-    ranked = newer_first([curated, diet, job], "Where does Ada Park live now?", embed)
+    ranked = newer_first([curated, diet, job], ask("Where does Ada Park live now?"), embed)
     assert [h.path for h in ranked] == [curated.path, diet.path, job.path]
     assert all(h.superseded_by is None for h in ranked)
 
@@ -315,7 +315,7 @@ def test_over_conversation_logs_a_curated_answer_yields_to_the_newest_and_the_lo
     curated = cited_hit("MEMORY.md", "- Ada Park lives in Lisbon.", 0.7)
     said_old = cited_hit("memory/2025-01-05.md", "- [D1:3] Ada Park: I moved to Porto!", 0.6)
     said_new = cited_hit("memory/2025-03-05.md", "- [D7:2] Ada Park: We moved to Oslo.", 0.5)
-    ranked = newer_first([curated, said_old, said_new], "Where does Ada Park live?", embed)
+    ranked = newer_first([curated, said_old, said_new], ask("Where does Ada Park live?"), embed)
     # The newest answer moves right above the curated one; the older log keeps its place
     # below, unmarked: what a conversation said on its day is not superseded.
     assert [h.path for h in ranked] == [said_new.path, curated.path, said_old.path]
@@ -331,14 +331,14 @@ def test_only_a_question_where_something_may_move_looks_further() -> None:
             cited_hit("memory/2025-03-05.md", "- [D7:2] Ada Park: We moved to Oslo.", 0.5)]
     notes = [cited_hit("memory/2025-01-05.md", "- Ada Park moved to Porto.", 0.6),
              cited_hit("memory/2025-03-05.md", "- Ada Park moved to Oslo.", 0.5)]
-    assert looks_wider("Where does Ada Park live now?", said)  # "now": logs move too
-    assert not looks_wider("Where does Ada Park live?", said)  # a conversation alone
-    assert looks_wider("Where does Ada Park live?", notes)
-    assert looks_wider("Where does Ada Park live?", [cited_hit("MEMORY.md", "- Ada Park lives "
+    assert looks_wider(ask("Where does Ada Park live now?"), said)  # "now": logs move too
+    assert not looks_wider(ask("Where does Ada Park live?"), said)  # a conversation alone
+    assert looks_wider(ask("Where does Ada Park live?"), notes)
+    assert looks_wider(ask("Where does Ada Park live?"), [cited_hit("MEMORY.md", "- Ada Park lives "
                                                                "in Lisbon.", 0.7), *said])
-    assert not looks_wider("Where did Ada Park live before?", notes)
+    assert not looks_wider(ask("Where did Ada Park live before?"), notes)
     dated = [replace(h, explanation=replace(h.explanation, date_match=True)) for h in notes]
-    assert not looks_wider("Where does Ada Park live now?", dated)  # its period decides
+    assert not looks_wider(ask("Where does Ada Park live now?"), dated)  # its period decides
 
 
 def test_asked_now_over_conversation_logs_the_newest_line_close_to_the_question_comes_first(
@@ -346,7 +346,7 @@ def test_asked_now_over_conversation_logs_the_newest_line_close_to_the_question_
     said_old = cited_hit("memory/2025-01-05.md", "- [D1:3] Ada Park: I moved to Porto!", 0.6)
     chat = cited_hit("memory/2025-04-01.md", "- [D9:1] Ada Park: I love the new café menu.", 0.55)
     said_new = cited_hit("memory/2025-03-05.md", "- [D7:2] Ada Park: We moved to Oslo.", 0.5)
-    ranked = newer_first([said_old, chat, said_new], "Where does Ada Park live now?", embed)
+    ranked = newer_first([said_old, chat, said_new], ask("Where does Ada Park live now?"), embed)
     # Every line of a speaker is about her; only those close to the question move, newest
     # first: the newer chat about a menu stays where it was.
     assert [h.path for h in ranked] == [said_new.path, said_old.path, chat.path]
@@ -368,7 +368,7 @@ def test_a_chinese_possessive_question_takes_a_restatement_without_the_possessiv
     curated = cited_hit("MEMORY.md", "- 青松的例会在周四。", 0.5)
     moved = cited_hit("memory/2025-03-03.md", "- 青松的例会改到了周三。", 0.45)
     restated = cited_hit("memory/2025-05-17.md", "- 青松每周二开例会。", 0.4)
-    ranked = newer_first([moved, curated, restated], "青松的例会现在是哪天？", embed)
+    ranked = newer_first([moved, curated, restated], ask("青松的例会现在是哪天？"), embed)
     assert ranked[0].path == "memory/2025-05-17.md"
     assert {h.path: h.superseded_by for h in ranked[1:]} == {
         "memory/2025-03-03.md": "memory/2025-05-17.md#L1", "MEMORY.md": "memory/2025-05-17.md#L1"}
@@ -383,10 +383,10 @@ def test_one_cited_answer_still_comes_first_when_the_curated_lines_show_its_attr
     curated = curated_lines("- The Avocet sync is on Wednesday.",
                             "- Avocet sends email through Twilio.", "- The Gannet sync is on Friday.")
     question = "Which day is the Avocet meeting now?"
-    ranked = newer_first([other, moved], question, embed, curated_text=lambda: curated)
+    ranked = newer_first([other, moved], ask(question), embed, curated_text=lambda: curated)
     assert [h.path for h in ranked] == ["memory/2025-01-30.md", "memory/2025-04-27.md"]
     # Without them, one line has nothing to be told apart from: the order stands.
-    assert [h.path for h in newer_first([other, moved], question, embed)] == [
+    assert [h.path for h in newer_first([other, moved], ask(question), embed)] == [
         "memory/2025-04-27.md", "memory/2025-01-30.md"]
 
 
@@ -399,7 +399,7 @@ def test_a_line_fitting_best_by_another_attributes_words_gives_way_to_the_best_o
     moved = cited_hit("memory/2025-03-11.md", "- Ada Park just finished moving into a place in "
                                               "Valencia.", 0.4)
     pet = cited_hit("memory/2025-05-03.md", "- Ada Park brought home a beagle from the shelter.", 0.45)
-    ranked = newer_first([pet, curated, moved], "What city does Ada Park call home now?", embed)
+    ranked = newer_first([pet, curated, moved], ask("What city does Ada Park call home now?"), embed)
     assert [h.path for h in ranked][:2] == ["memory/2025-03-11.md", "MEMORY.md"]
     assert ranked[1].superseded_by == "memory/2025-03-11.md#L1"
     assert ranked[2].path == "memory/2025-05-03.md" and ranked[2].superseded_by is None
@@ -413,7 +413,7 @@ def test_two_curated_facts_worded_alike_stay_apart_and_an_unchanged_fact_keeps_i
                                      "- Nils Olsen is on the infra team.", 0.45)
     gym = cited_hit("memory/2025-02-23.md", "- Nils Olsen cancelled the old membership and "
                                             "signed up at PeakFit.", 0.5)
-    ranked = newer_first([gym, curated], "Which team is Nils Olsen on now?", embed)
+    ranked = newer_first([gym, curated], ask("Which team is Nils Olsen on now?"), embed)
     assert [h.path for h in ranked] == ["MEMORY.md", "memory/2025-02-23.md"]
     assert all(h.superseded_by is None for h in ranked)
 
@@ -426,7 +426,7 @@ def test_a_curated_line_fitting_best_is_never_set_aside_by_cue_words(embed: Any)
                                      "General Infirmary.\n- Ada Park is dating Sam.", 0.5)
     shifts = cited_hit("memory/2025-05-01.md", "- Ada Park's shifts are brutal this month, "
                                                "12-hour nights.", 0.45)
-    ranked = newer_first([curated, shifts], "Where does Ada Park work?", embed)
+    ranked = newer_first([curated, shifts], ask("Where does Ada Park work?"), embed)
     assert [h.path for h in ranked] == ["MEMORY.md", "memory/2025-05-01.md"]
     assert all(h.superseded_by is None for h in ranked)
 
@@ -438,7 +438,7 @@ def test_a_possessive_cue_is_read_with_the_subject_named(embed: Any) -> None:
                                      "- Bruno Silva has an apartment in Toronto.", 0.45)
     place = cited_hit("memory/2025-05-08.md", "- Bruno Silva's place is in Cork.", 0.5)
     job = cited_hit("memory/2025-03-16.md", "- Bruno Silva is with Fabrikam since Monday.", 0.4)
-    ranked = newer_first([place, curated, job], "Which company is Bruno Silva at now?", embed)
+    ranked = newer_first([place, curated, job], ask("Which company is Bruno Silva at now?"), embed)
     assert [h.path for h in ranked][:2] == ["memory/2025-03-16.md", "MEMORY.md"]
 
 
@@ -473,11 +473,11 @@ def test_asked_now_the_subjects_newest_statements_follow_the_answers_newest_firs
     dana = cited_hit("memory/2026-06-10.md", "- Omar's 1:1s are with Dana from now on.", 0.3)
     goals = cited_hit("memory/2026-09-03.md", "- Omar asked me to draft his quarterly goals.", 0.2)
     hits = [curated, budget, resign, dana, goals]
-    ranked = newer_first(hits, "Who is Omar's manager now?", embed)
+    ranked = newer_first(hits, ask("Who is Omar's manager now?"), embed)
     assert [h.path for h in ranked] == [dana.path, curated.path, goals.path, resign.path,
                                         budget.path]
     assert ranked[1].superseded_by == "memory/2026-06-10.md#L1"
-    assert [h.path for h in newer_first(hits, "Who is Omar's manager?", embed)] == [
+    assert [h.path for h in newer_first(hits, ask("Who is Omar's manager?"), embed)] == [
         dana.path, curated.path, budget.path, resign.path, goals.path]
 
 
@@ -492,6 +492,6 @@ def test_notes_whose_lines_carry_labels_are_not_a_conversation(embed: Any) -> No
                        "- Architecture review: dropped Kafka for ledger, going with NATS.", 0.3)
     staging = cited_hit("memory/2026-03-19.md",
                         "- ledger: first events flowing through JetStream in staging.", 0.2)
-    ranked = newer_first([curated, spike, review, staging], "Which event bus does ledger use?",
+    ranked = newer_first([curated, spike, review, staging], ask("Which event bus does ledger use?"),
                          embed)
     assert ranked[0].path != "MEMORY.md" and ranked[0].as_of is not None

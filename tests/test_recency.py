@@ -15,6 +15,7 @@ from search_hits import cited_hit, default_embed
 from openclaw_memory import MemoryIndex
 from openclaw_memory.files.curation import stamp_date
 from openclaw_memory.langchain import memory_tools
+from openclaw_memory.search.question import ask
 from openclaw_memory.search.recency import newer_first
 
 OPTS: dict[str, Any] = {"embedding": {"provider": "none"}, "timezone": "UTC",
@@ -29,7 +30,7 @@ def test_the_newer_of_two_hits_about_one_subject_ranks_first_and_the_older_is_ma
     new = cited_hit("memory/2026-02-20.md", "- The kestrel release ships on 30 April with version "
                                       "2.2.", 0.6)
     other = cited_hit("memory/2026-02-21.md", "- Lunch with the design team about the new logo.", 0.5)
-    ranked = newer_first([old, other, new], "When does the kestrel release ship?")
+    ranked = newer_first([old, other, new], ask("When does the kestrel release ship?"))
     assert [h.path for h in ranked] == ["memory/2026-02-20.md", "MEMORY.md",
                                         "memory/2026-02-21.md"]
     assert ranked[0].as_of == "2026-02-20" and ranked[1].as_of == "2026-01-10"
@@ -41,7 +42,7 @@ def test_restatements_undated_hits_and_other_subjects_keep_their_order() -> None
     same = cited_hit("memory/2026-02-20.md", "- Kestrel ships on 12 March.", 0.9)
     again = cited_hit("memory/2026-02-25.md", "- Kestrel ships on 12 March.", 0.8)  # same words
     undated = cited_hit("memory/notes.md", "- Kestrel ships on 30 April.", 0.7)
-    ranked = newer_first([same, again, undated], "When does kestrel ship?")
+    ranked = newer_first([same, again, undated], ask("When does kestrel ship?"))
     assert [h.path for h in ranked] == [same.path, again.path, undated.path]
     assert all(h.superseded_by is None for h in ranked) and ranked[2].as_of is None
 
@@ -95,7 +96,7 @@ def test_a_question_naming_a_date_keeps_the_dated_order() -> None:
     old = replace(old, explanation=replace(old.explanation, date_match=True))
     new = cited_hit("memory/2026-03-04.md", "- The kestrel release ships on 30 April with version "
                                       "2.2.", 0.8)
-    ranked = newer_first([old, new], "When did the kestrel release ship on 3 March 2026?")
+    ranked = newer_first([old, new], ask("When did the kestrel release ship on 3 March 2026?"))
     assert [h.path for h in ranked] == [old.path, new.path]
     assert ranked[0].superseded_by is None
 
@@ -111,16 +112,16 @@ def test_asked_for_the_present_value_the_newest_note_answering_it_ranks_first(em
     skoda = cited_hit("memory/2025-04-05.md", "- Ada Park now drives a Skoda.", 0.45)
     honda = cited_hit("memory/2025-05-03.md", "- Ada Park bought a Honda.", 0.40)
     hits = [curated, diet, skoda, honda]
-    ranked = newer_first(hits, "What car does Ada Park drive now?", embed)
+    ranked = newer_first(hits, ask("What car does Ada Park drive now?"), embed)
     # The answers first, newest first; keto says nothing of her car: after them, unmarked.
     assert [h.path for h in ranked] == ["memory/2025-05-03.md", "memory/2025-04-05.md",
                                         "MEMORY.md", "memory/2025-02-17.md"]
     assert ranked[1].superseded_by == ranked[2].superseded_by == "memory/2025-05-03.md#L1"
     assert ranked[3].superseded_by is None
     # Not asked about the present (or not told to reorder): the scores' order stands.
-    assert [h.path for h in newer_first(hits, "What car did Ada Park drive?", embed)] == [
+    assert [h.path for h in newer_first(hits, ask("What car did Ada Park drive?"), embed)] == [
         h.path for h in hits]
-    assert [h.path for h in newer_first(hits, "What car does Ada Park drive now?", embed,
+    assert [h.path for h in newer_first(hits, ask("What car does Ada Park drive now?"), embed,
                                         reorder=False)] == [h.path for h in hits]
 
 
@@ -129,5 +130,5 @@ def test_a_fact_that_never_changed_keeps_its_place_above_newer_notes_on_other_th
     curated = cited_hit("MEMORY.md", "- Ada Park is vegetarian.", 0.50)
     car = cited_hit("memory/2025-04-05.md", "- Ada Park now drives a Skoda.", 0.45)
     moved = cited_hit("memory/2025-03-10.md", "- Ada Park moved to Oslo.", 0.40)
-    ranked = newer_first([curated, car, moved], "What diet does Ada Park follow now?", embed)
+    ranked = newer_first([curated, car, moved], ask("What diet does Ada Park follow now?"), embed)
     assert ranked[0].path == "MEMORY.md" and ranked[0].superseded_by is None

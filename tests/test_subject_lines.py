@@ -11,10 +11,12 @@ import pytest
 from search_hits import barbers_workspace, cited_hit, curated_lines, default_embed
 
 from openclaw_memory import MemoryIndex
+from openclaw_memory.search.question import ask
 from openclaw_memory.search.recency import newer_first
 from openclaw_memory.search.subject_lines import (
     PlacedLine,
     find_subject,
+    labelled_for_other,
     named_under,
     other_names,
     question_subject,
@@ -37,7 +39,7 @@ def test_the_newest_answer_no_hit_cites_comes_first_citing_its_line(embed: Any) 
     hits = [cited_hit("MEMORY.md", "- Ada Park lives in Paris.", 0.5),
             cited_hit("memory/2025-03-01.md", "- Ada Park moved to Berlin.", 0.4),
             cited_hit("memory/2025-04-01.md", "- Lee Wu moved to Rome.", 0.3)]
-    ranked = newer_first(hits, "Where does Ada Park live now?", embed, subject_text=_ada_lines)
+    ranked = newer_first(hits, ask("Where does Ada Park live now?"), embed, subject_text=_ada_lines)
     assert ranked[0].citation == "memory/2025-06-02.md#L3"
     assert ranked[0].snippet == "- Ada Park moved to Lisbon.\n\nSource: memory/2025-06-02.md#L3"
     assert ranked[0].as_of == "2025-06-02" and ranked[0].explanation.surfaced
@@ -51,7 +53,7 @@ def test_the_newest_answer_no_hit_cites_comes_first_citing_its_line(embed: Any) 
 def test_an_uncited_line_older_than_the_cited_answer_changes_nothing(embed: Any) -> None:
     hits = [cited_hit("memory/2025-07-01.md", "- Ada Park moved to Oslo.", 0.5),
             cited_hit("memory/2025-04-01.md", "- Lee Wu moved to Rome.", 0.3)]
-    ranked = newer_first(hits, "Where does Ada Park live now?", embed, subject_text=_ada_lines)
+    ranked = newer_first(hits, ask("Where does Ada Park live now?"), embed, subject_text=_ada_lines)
     assert [h.path for h in ranked] == ["memory/2025-07-01.md", "memory/2025-04-01.md"]
     assert not any(h.explanation.surfaced for h in ranked)
 
@@ -65,7 +67,7 @@ def test_a_conversations_lines_are_not_searched_for_the_speaker(embed: Any) -> N
         asked.append(subject)
         return [PlacedLine("- Nate: I moved to Oslo.", "memory/2025-06-01.md", 1, "c3")]
 
-    ranked = newer_first(hits, "Where does Nate live now?", embed, subject_text=lines)
+    ranked = newer_first(hits, ask("Where does Nate live now?"), embed, subject_text=lines)
     assert not any(h.explanation.surfaced for h in ranked)
     assert asked == []
 
@@ -96,7 +98,7 @@ def test_a_chinese_question_gets_the_named_persons_newest_line(tmp_path: Path) -
 def test_a_subject_whose_store_read_fails_keeps_the_hits(embed: Any) -> None:
     hits = [cited_hit("MEMORY.md", "- Ada Park lives in Paris.", 0.5),
             cited_hit("memory/2025-03-01.md", "- Ada Park moved to Berlin.", 0.4)]
-    ranked = newer_first(hits, "Where does Ada Park live now?", embed,
+    ranked = newer_first(hits, ask("Where does Ada Park live now?"), embed,
                          curated_text=lambda: curated_lines("- Ada Park lives in Paris."),
                          subject_text=lambda subject: [])
     assert [h.path for h in ranked] == ["memory/2025-03-01.md", "MEMORY.md"]
@@ -120,6 +122,18 @@ def test_lines_under_a_heading_naming_the_subject_are_the_subjects() -> None:
     assert named_under(lines, {"orchard"}) == [
         "## Orchard (research programme)", "- Sponsor: Helga Brandt.",
         "- Budget: 40k for the year.", "- Orchard slips."]
+
+
+def test_a_line_labelled_with_someone_elses_full_name_is_theirs() -> None:
+    lines = ["## People", "- Maya Chen: friend from uni, lives in Bristol.",
+             "- Tom Reyes: Maya's colleague, lives in Leeds.", "- Spike: Maya's NATS test.",
+             "## Maya", "- Tom Reyes: her colleague and flatmate."]
+    assert labelled_for_other(lines[2], {"maya"})
+    assert not labelled_for_other(lines[1], {"maya"})
+    assert not labelled_for_other(lines[3], {"maya"})  # one capitalised word is no full name
+    # Under a heading naming the subject, a labelled line is its section's.
+    assert named_under(lines, {"maya"}) == [lines[1], lines[3], *lines[4:]]
+    assert named_under(lines, {"tom", "reyes"}) == [lines[2], lines[5]]
 
 
 def test_an_unchanged_fact_under_its_subjects_heading_keeps_its_place(tmp_path: Path) -> None:
@@ -154,7 +168,7 @@ def test_a_line_naming_the_subject_by_its_other_name_is_the_subjects(embed: Any)
                                      "logistics.\n- Wu Fang's son is called Lele (乐乐).", 0.5)
     thinking = cited_hit("memory/2025-03-02.md", "- 吴芳说厦门太潮了，想搬回老家。", 0.45)
     moved = cited_hit("memory/2025-06-10.md", "- 吴芳搬回福州了，新家在鼓楼区。", 0.44)
-    ranked = newer_first([moved, thinking, curated], "吴芳的儿子叫什么？", embed)
+    ranked = newer_first([moved, thinking, curated], ask("吴芳的儿子叫什么？"), embed)
     assert ranked[0].path == "MEMORY.md"
 
 

@@ -42,6 +42,7 @@ from openclaw_memory.config import SearchSettings
 from openclaw_memory.errors import IndexCorruptError, StoreError
 from openclaw_memory.indexing.tokens import single_token_words
 from openclaw_memory.language.textsearch import STOP_WORDS
+from openclaw_memory.language.time_words import ASKING, AUXILIARIES
 from openclaw_memory.language.translation import translate_query
 from openclaw_memory.search.backend import SearchBackend
 from openclaw_memory.search.request import SearchRequest
@@ -59,8 +60,8 @@ _CALENDAR = frozenset(
     "christmas easter".split())
 
 
-_ASKING = re.compile(r"(?i)^\s*(?:who|whom|whose|what|which|when|where|why|how|is|are|was|were|"
-                     r"do|does|did|has|have|had|can|could|will|would|should)\b")
+#: A question's first word: a question word or an auxiliary (data/time_words.json, "asking").
+_ASKING = re.compile(rf"(?i)^\s*(?:{ASKING}|{AUXILIARIES})\b")
 #: A line this short is a keyword query ("Paola sports"); longer, it must be a question.
 _KEYWORD_QUERY_WORDS = 6
 

@@ -49,6 +49,8 @@ SEPARATE = 0.25
 #: a-e, the line of the attribute asked came out newest for 78-91 % of questions against
 #: 68-89 % with sentences alone; 0.5 was no better.
 WORD_SHARE = 0.3
+#: A similarity no group of lines reaches on average (finite: summed through matrix products).
+_NEVER = -1e6
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff"
 _WORD = re.compile(rf"[{_CJK}]{{1,2}}|[^\W\d_{_CJK}](?:[^\W{_CJK}]|['\u2019-])*")
 
@@ -113,13 +115,22 @@ def average_linkage(alike: np.ndarray, threshold: float,
     return [sorted(groups[g]) for g in np.flatnonzero(alive)]
 
 
-def attribute_groups(alike: np.ndarray, curated: Sequence[bool]) -> list[list[int]]:
+def attribute_groups(alike: np.ndarray, curated: Sequence[bool],
+                     values: Sequence[set[str]] | None = None) -> list[list[int]]:
     """The lines grouped by attribute: curated lines saying one thing are one group, and no
     two such groups merge; the other lines join them, or each other, by
-    :func:`average_linkage`."""
+    :func:`average_linkage`. ``values``: the names each line says (beyond the subject's); two
+    curated lines that both name something and share no name say two things, however alike
+    their sentences ("Work laptop: ThinkPad X1" / "Personal laptop: MacBook Air M1", 0.56)."""
     seeds = [i for i, kept in enumerate(curated) if kept]
+    core_alike = np.array(alike[np.ix_(seeds, seeds)], dtype=float)
+    if values is not None:
+        for a, i in enumerate(seeds):
+            for b, j in enumerate(seeds):
+                if values[i] and values[j] and not values[i] & values[j]:
+                    core_alike[a, b] = _NEVER
     cores = [[seeds[i] for i in group]
-             for group in average_linkage(alike[np.ix_(seeds, seeds)], SAME_ATTRIBUTE)]
+             for group in average_linkage(core_alike, SAME_ATTRIBUTE)]
     rest = [[i] for i, kept in enumerate(curated) if not kept]
     return average_linkage(alike, SEPARATE, [*cores, *rest],
                            [True] * len(cores) + [False] * len(rest))

@@ -27,7 +27,7 @@ from openclaw_memory.language.dateforms import calendar_word
 from openclaw_memory.search.attribute_groups import content_words
 from openclaw_memory.search.subject_lines import without_subject
 
-__all__ = ["corroborates"]
+__all__ = ["corroborates", "named_values"]
 
 _CAPITALISED = re.compile(r"(?<![\w'\u2019])[A-Z][\w'\u2019-]*")
 _LATIN = re.compile(r"[A-Za-z][\w'\u2019-]*")
@@ -37,8 +37,9 @@ def _words(text: str, subject: set[str], asked: set[str]) -> set[str]:
     return {w.lower() for w in content_words(without_subject(text, subject))} - asked
 
 
-def _names(text: str, subject: set[str]) -> set[str]:
-    """Capitalised words past the first (a sentence begins with one), dates aside."""
+def named_values(text: str, subject: set[str]) -> set[str]:
+    """The names a line says beyond the subject's: capitalised words past the first (a
+    sentence begins with one), dates aside ("ThinkPad", "Lumen", "Bristol")."""
     plain = without_subject(text, subject).lstrip("-*+# ")
     return {found.group(0).lower() for found in _CAPITALISED.finditer(plain)
             if found.start() > 0 and not calendar_word(found.group(0))}
@@ -52,4 +53,4 @@ def corroborates(line: str, fact: str, question: str, subject: set[str]) -> bool
     if not _words(line, subject, asked) & _words(fact, subject, asked):
         return False
     known = {w.lower() for w in _LATIN.findall(fact)} | asked
-    return not _names(line, subject) - known
+    return not named_values(line, subject) - known

@@ -409,12 +409,10 @@ def _time_stage(store: SearchBackend, provider: EmbeddingProvider | None,
                 question: Question, settings: SearchSettings, ranked: Ranked,
                 gated: Gated, hits: tuple[SearchHit, ...]) -> tuple[SearchHit, ...]:
     """Every hit dated; with ``search.newer_first``, the newer of a subject's facts first."""
-    request, anchor = question.request, question.anchor
+    request = question.request
     embed = None if provider is None or ranked.mode != "hybrid" else provider.embed_for_search
-    asked = question.asked
     under: set[str] = set()  # chunks from under the relevance gate
-    if settings.newer_first and embed is not None and looks_wider(
-            request.query, hits, anchored=anchor is not None, asked=asked):
+    if settings.newer_first and embed is not None and looks_wider(question, hits):
         # A question about how things are looks further, so that a newer answer just past
         # the first k is found; what newer_first does not move up is cut back to k. The
         # first k stay as built: further chunks would fold into their passages. Past them,
@@ -428,10 +426,9 @@ def _time_stage(store: SearchBackend, provider: EmbeddingProvider | None,
                              ranked.rows, replace(request, max_results=request.max_results
                                                   * LOOKAHEAD), settings, gated.rescued)
         hits = (*hits, *further[len(hits):])
-    ordered = newer_first(hits, request.query, embed, reorder=settings.newer_first,
+    ordered = newer_first(hits, question, embed, reorder=settings.newer_first,
                           curated_text=curated_reader(store, hits),
-                          subject_text=subject_reader(store, request),
-                          anchor=anchor, asked=asked)
+                          subject_text=subject_reader(store, request))
     return _moved_or_passed(ordered, under)[:request.max_results]
 
 

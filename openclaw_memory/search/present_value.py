@@ -39,10 +39,11 @@ import numpy as np
 from openclaw_memory.embeddings.base import normalize_rows
 from openclaw_memory.files.notes import DATE_STAMP
 from openclaw_memory.language.textsearch import STOP_WORDS
-from openclaw_memory.language.time_words import NOW, PAST, PRESENT_AUXILIARIES
+from openclaw_memory.language.time_words import ASKING, NOW, PAST, PRESENT_AUXILIARIES
 from openclaw_memory.search.attribute_groups import attribute_groups, content_words, line_alike
 from openclaw_memory.search.attributes import attributes_of, hinted_attributes
-from openclaw_memory.search.corroboration import corroborates
+from openclaw_memory.search.corroboration import corroborates, named_values
+from openclaw_memory.search.pronouns import about_someone_else
 from openclaw_memory.search.subject_lines import (
     CJK_FUNCTION,
     HAN,
@@ -107,12 +108,11 @@ def asks_now(question: str) -> bool:
     return _question_words(question) <= _QUESTION_WORDS and bool(NOW.search(question))
 
 
-#: A question in the present tense: a question word, then a present form of be/do/have; or
-#: "who" / "what" asking for the doer of a verb in the present ("Who owns Kestrel?", "What
-#: monitors the API?").
-_PRESENT = re.compile(r"(?i)^\W*(?:where|what|which|who|whom|whose|how|when|is|are|does|do|has|"
-                      rf"have)\b.*\b(?:{PRESENT_AUXILIARIES})\b|['\u2019]s\b|"
-                      r"^\W*(?:who|what)\s+[a-z]{2,}(?<![su])s\b")
+#: A question in the present tense: a question word or auxiliary, then a present auxiliary
+#: ("Where does", "Is ... is"; data/time_words.json: "asking", "present"); or a question word
+#: asking for the doer of a verb in the present ("Who owns Kestrel?", "What monitors the API?").
+_PRESENT = re.compile(rf"(?i)^\W*(?:{ASKING}|{PRESENT_AUXILIARIES})\b.*\b(?:{PRESENT_AUXILIARIES})\b"
+                      rf"|['\u2019]s\b|^\W*(?:{ASKING})\s+[a-z]{{2,}}(?<![su])s\b")
 #: A line of a conversation: "- [D9:10] Nate: I love fantasy movies", "Bart: ...".
 _SPOKEN = re.compile(r"^\W*(?:\[[^\]]*\]\s*)?([^\W\d_][\w .'-]{0,40}):\s")
 _CJK_QUESTION = re.compile(r"哪|什么|谁|吗|几|多少|怎么|[\uff1f?]")
@@ -197,7 +197,8 @@ def compare_lines(question: str, subject: set[str], lines: Sequence[str], kept: 
     similar = line_alike(unit[1:], words, word_rows)
     alike = _alike(similar, apart, hinted)
     return Compared(unit[1:] @ unit[0] + STEM_BONUS * shares, wanted, said, hinted,
-                    attribute_groups(alike, kept), alike, similar)
+                    attribute_groups(alike, kept, [named_values(line, subject) for line in lines]),
+                    alike, similar)
 
 
 def _answers(question: str, subject: set[str], lines: Sequence[str], kept: Sequence[bool],
@@ -328,6 +329,7 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     named = names_someone(question) and not said and bool(hits)
     extra = uncited_lines(pool, hits, subject, read,
                           subject_text if named else None) if subject else []
+    pool, extra = _without_others(pool, hits, extra, subject)
     lines, kept = lines_and_curated(pool, hits, extra)
     # One cited line can still be told apart from the subject's curated lines no hit cites.
     judged = _answers(question, subject, lines, kept, embed,
@@ -358,6 +360,18 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     # An answer is dated by its answering line (an undated curated line: None).
     return tuple(replace(hits[k], as_of=(day[k] or None) if k in day else hits[k].as_of,
                          superseded_by=marked.get(k)) for k in order)
+
+
+def _without_others(pool: list[tuple[int, str]], hits: Sequence[SearchHit],
+                    extra: list[PlacedLine], subject: set[str],
+                    ) -> tuple[list[tuple[int, str]], list[PlacedLine]]:
+    """The pool and ``extra`` without the lines about someone else (search/pronouns.py)."""
+    lines, kept = lines_and_curated(pool, hits, extra)
+    other = about_someone_else(lines, kept, subject)
+    if not any(other):
+        return pool, extra
+    return ([line for line, out in zip(pool, other, strict=False) if not out],
+            [line for line, out in zip(extra, other[len(pool):], strict=True) if not out])
 
 
 def _read_once(reader: CuratedText) -> CuratedText:

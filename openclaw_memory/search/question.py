@@ -10,8 +10,10 @@ the present, up to a dozen times a search.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 
 from openclaw_memory.config import SearchSettings
+from openclaw_memory.errors import ContentError
 from openclaw_memory.language.dateforms import spell_dates
 from openclaw_memory.language.dates import DateWindow, about_a_period, question_dates
 from openclaw_memory.language.textsearch import keyword_terms
@@ -21,7 +23,7 @@ from openclaw_memory.search.present_value import asks_now, asks_present
 from openclaw_memory.search.querylimits import bound_query
 from openclaw_memory.search.request import SearchRequest
 
-__all__ = ["Asked", "Question", "read_question"]
+__all__ = ["Asked", "Question", "ask", "read_question"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,3 +104,15 @@ def _without_now(request: SearchRequest) -> SearchRequest:
         return " ".join(NOW.sub(lambda m: " " if m.group(0).isascii() else "", text).split())
     keywords = plain(request.keywords)
     return replace(request, keyword_query=keywords) if keywords else request
+
+
+def ask(text: str, *, anchor: str | None = None, now: datetime | None = None) -> Question:
+    """``text`` read as the pipeline reads a question, with the default settings: for a caller
+    holding hits and a question's text alone (the time stage run on its own). ``anchor``: the
+    later value it asks what came before, when the text does not say it ("...before judo?")."""
+    request = SearchRequest(text, max_results=6, min_score=None, sources=("memory",),
+                            citations=True, now=now or datetime.now(UTC))
+    question = read_question(request, SearchSettings(), [])
+    if question is None:
+        raise ContentError("a question needs searchable text")
+    return question if anchor is None else replace(question, anchor=anchor)

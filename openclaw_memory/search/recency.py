@@ -37,7 +37,7 @@ from openclaw_memory.search.present_value import (
     present_value_first,
     unit_rows,
 )
-from openclaw_memory.search.question import Asked
+from openclaw_memory.search.question import Question
 from openclaw_memory.search.snippets import without_source_line
 from openclaw_memory.search.subject_lines import CuratedText, SubjectText, learned_on
 from openclaw_memory.types import SearchHit
@@ -84,18 +84,17 @@ def as_of(hit: SearchHit, line: str | None = None) -> date | None:
     return learned_on(hit.path if hit.source == "memory" else "", text)
 
 
-def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = None, *,
-                reorder: bool = True, curated_text: CuratedText | None = None,
-                subject_text: SubjectText | None = None,
-                anchor: str | None = None, asked: Asked | None = None) -> tuple[SearchHit, ...]:
+def newer_first(hits: Sequence[SearchHit], asked_question: Question, embed: Embed | None = None,
+                *, reorder: bool = True, curated_text: CuratedText | None = None,
+                subject_text: SubjectText | None = None) -> tuple[SearchHit, ...]:
     """``hits`` with dates and, with ``reorder``, the newer of two same-subject hits first,
-    the older marked. ``curated_text``: the lines of the curated files among the hits, read
-    when a present-value question needs them (present_value.py); ``subject_text``: a named
-    subject's lines anywhere in memory, read by the same questions; ``anchor``: the later value
-    a question about what came before it named (searched without it: search/before.py), whose
-    earlier values then come first (search/earlier_value.py); ``asked``: the time the question
-    asks about, as the pipeline read it (search/question.py), else read here."""
-    asked = asked or Asked.of(question)
+    the older marked. ``asked_question``: the question as the pipeline read it
+    (search/question.py: its text, the time it asks about, and the later value a question
+    about what came before names, whose earlier values then come first:
+    search/earlier_value.py). ``curated_text``: the lines of the curated files among the hits,
+    read when a present-value question needs them (present_value.py); ``subject_text``: a
+    named subject's lines anywhere in memory, read by the same questions."""
+    question, asked, anchor = asked_question.text, asked_question.asked, asked_question.anchor
     words_asked = _words(question)
     now = reorder and asked.now
     lines = [fact_line(hit, words_asked) for hit in hits]
@@ -132,19 +131,18 @@ def newer_first(hits: Sequence[SearchHit], question: str, embed: Embed | None = 
     return tuple(replace(dated[k], superseded_by=superseded.get(k)) for k in order)
 
 
-def looks_wider(question: str, hits: Sequence[SearchHit], *, anchored: bool = False,
-                asked: Asked | None = None) -> bool:
-    """Whether ``question``, with these first ``hits``, should look at :data:`LOOKAHEAD`
+def looks_wider(asked_question: Question, hits: Sequence[SearchHit]) -> bool:
+    """Whether ``asked_question``, with these first ``hits``, should look at :data:`LOOKAHEAD`
     times as many, so that a newer answer just past them is found (benchmarks/
     knowledge_update.py: current@1 88 -> 94 on its first template family): it asks how things
     are, and (without "now") is not about a conversation's logs alone, where nothing moves."""
     if any(hit.explanation.date_match for hit in hits):
         return False  # the question names its period: the dates ranked it, nothing moves
-    asked = asked or Asked.of(question)
-    if asked.now or anchored:
+    asked = asked_question.asked
+    if asked.now or asked_question.anchor is not None:
         return True
     return asked.present and not conversation_only(
-        question, [_cited_lines(h) for h in hits], hits)
+        asked_question.text, [_cited_lines(h) for h in hits], hits)
 
 
 #: How many times ``max_results`` hits a question about how things are looks at.

@@ -24,7 +24,7 @@ from openclaw_memory.search.snippets import citation, clamp_snippet, with_source
 from openclaw_memory.types import HitExplanation, SearchHit
 
 __all__ = ["CJK_FUNCTION", "HAN", "HAN_NAME", "LATIN_NAME", "MOST_LINES", "CuratedText",
-           "PlacedLine", "SubjectText", "curated", "find_subject", "learned_on",
+           "PlacedLine", "SubjectText", "curated", "find_subject", "labelled_for_other", "learned_on",
            "lines_and_curated", "mentions", "name_terms", "named_text", "named_under",
            "names_someone", "other_names", "placed_day", "placed_hit", "question_subject",
            "subject_pool", "uncited_lines", "without_subject"]
@@ -279,6 +279,21 @@ def named_under(lines: Sequence[str], subject: set[str], share: float = 1.0,
     return [line for line, named in zip(lines, flags, strict=True) if named]
 
 
+#: A line labelled with a person's full name: "- Tom Reyes: Maya's colleague, lives in Leeds".
+_PERSON_LABEL = re.compile(r"^[\s*+-]*((?:[A-Z][\w'\u2019-]*\s){1,2}[A-Z][\w'\u2019-]*)\s*:")
+
+
+def labelled_for_other(line: str, subject: set[str],
+                       aliases: Sequence[frozenset[str]] = ()) -> bool:
+    """Whether ``line`` is labelled with the full name of someone other than the subject: it
+    is about them, whoever else it names ("Tom Reyes: Maya's colleague, lives in Leeds" says
+    where Tom lives; grouped with Maya's lines it stood for her home beside "Maya Chen: lives
+    in Bristol"). One capitalised word is no such label ("Spike: NATS vs Kafka")."""
+    label = _PERSON_LABEL.match(line)
+    return label is not None and not mentions(label.group(1), subject) and not any(
+        mentions(label.group(1), set(alias)) for alias in aliases)
+
+
 def _named_flags(lines: Sequence[str], subject: set[str], share: float = 1.0,
                  aliases: Sequence[frozenset[str]] = ()) -> list[bool]:
     flags: list[bool] = []
@@ -288,7 +303,9 @@ def _named_flags(lines: Sequence[str], subject: set[str], share: float = 1.0,
                                                       for alias in aliases)
         if line.lstrip().startswith("#"):
             headed = named
-        flags.append(named or headed)
+        # (under a heading naming the subject, a labelled line is its section's: "- Home
+        # City: Paris" under "## Ada")
+        flags.append(headed or (named and not labelled_for_other(line, subject, aliases)))
     return flags
 
 
@@ -326,7 +343,7 @@ def uncited_lines(pool: Sequence[tuple[int, str]], hits: Sequence[SearchHit], su
         plain = _plain(line.text)
         is_curated = dated_name(line.path) is None
         if ((line.path, plain) in seen or (is_curated and plain in said)
-                or not mentions(line.text, subject)):
+                or not mentions(line.text, subject) or labelled_for_other(line.text, subject)):
             continue
         seen.add((line.path, plain))
         said.add(plain)

@@ -1,0 +1,42 @@
+"""Which of a subject's lines are about someone else, by the pronoun they use for a person.
+
+Notes refer to a person once named as "he" or "she" (他, 她). The subject's pronoun is the one
+its lines use: at least twice as many of them hold it alone as hold the other alone
+(otherwise nothing is read into pronouns). A line that names someone besides the subject and
+refers to a person only by the other pronoun is about that someone, whatever it says of the
+subject: "Pairing with Ana: she's trying VS Code for the first time. Ravi set up settings sync
+for her." tells Ana's editor, not Ravi's, who is "he" in his other lines ("He's back in VS
+Code"). A curated line is never set aside: ``MEMORY.md`` states the subject's facts.
+
+The pronouns are data (data/pronouns.json), with what they earned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from openclaw_memory.language.wordlists import load, word_pattern
+from openclaw_memory.search.corroboration import named_values
+
+__all__ = ["about_someone_else"]
+
+_DATA = load("pronouns")
+_HE = word_pattern(_DATA["he"]["en"], _DATA["he"]["zh"])
+_SHE = word_pattern(_DATA["she"]["en"], _DATA["she"]["zh"])
+#: How many times as many of the subject's lines must use one pronoun alone as the other.
+_MAJORITY = 2
+
+
+def about_someone_else(lines: Sequence[str], kept: Sequence[bool], subject: set[str]) -> list[bool]:
+    """Which of the subject's ``lines`` (``kept``: curated) name someone else and refer to a
+    person only by the pronoun the subject's lines do not use."""
+    he = [bool(_HE.search(line)) and not _SHE.search(line) for line in lines]
+    she = [bool(_SHE.search(line)) and not _HE.search(line) for line in lines]
+    if sum(he) >= _MAJORITY * max(sum(she), 1):
+        other = she
+    elif sum(she) >= _MAJORITY * max(sum(he), 1):
+        other = he
+    else:
+        return [False] * len(lines)
+    return [other[i] and not kept[i] and bool(named_values(line, subject))
+            for i, line in enumerate(lines)]

@@ -18,6 +18,7 @@ from search_hits import cited_hit, curated_lines, default_embed
 
 from openclaw_memory import MemoryIndex
 from openclaw_memory.config import SearchSettings
+from openclaw_memory.errors import ContentError
 from openclaw_memory.search.attributes import attribute_patterns, attributes_of, hinted_attributes
 from openclaw_memory.search.present_value import CUE_WEIGHT, _alike, asks_now, asks_present, question_subject
 from openclaw_memory.search.question import ask, read_question
@@ -495,3 +496,14 @@ def test_notes_whose_lines_carry_labels_are_not_a_conversation(embed: Any) -> No
     ranked = newer_first([curated, spike, review, staging], ask("Which event bus does ledger use?"),
                          embed)
     assert ranked[0].path != "MEMORY.md" and ranked[0].as_of is not None
+
+
+def test_a_question_read_from_text_is_the_one_the_pipeline_reads() -> None:
+    # The time stage takes the question as read once: its time, and the later value a
+    # question about what came before names, split from the text it searches.
+    asked = ask("Where did Ada Park live before moving to Berlin?")
+    assert asked.anchor == "Berlin" and "Berlin" not in asked.text
+    assert not asked.asked.present and ask("Where does Ada Park live now?").asked.now
+    assert ask("What sport did Ada Park do?", anchor="judo").anchor == "judo"
+    with pytest.raises(ContentError):
+        ask("   ")

@@ -82,16 +82,15 @@ def test_two_curated_lines_only_alike_in_form_stay_two_facts() -> None:
     assert sorted(attribute_groups(alike, [True, True, False])) == [[0], [1, 2]]
 
 
-def test_two_curated_lines_naming_different_values_stay_two_facts_however_alike() -> None:
-    # "Work laptop: ThinkPad X1" / "Personal laptop: MacBook Air M1": alike in form (0.8),
-    # each naming its own value; a line sharing a name with one still joins it.
+def test_two_curated_lines_labelled_differently_stay_two_facts_however_alike() -> None:
+    # "Work laptop: ThinkPad X1" / "Personal laptop: MacBook Air M1": alike in form (0.8);
+    # a line without a label still joins the one it is like.
     alike = _alike({(0, 1): 0.8, (0, 2): 0.5, (1, 2): 0.6}, 3)
-    values = [{"thinkpad", "x1"}, {"macbook", "air", "m1"}, {"macbook", "pro"}]
-    assert sorted(attribute_groups(alike, [True, True, False], values)) == [[0], [1, 2]]
-    # A restatement names the same value, or none: one fact.
-    assert attribute_groups(alike, [True, True, False], [{"thinkpad"}, {"thinkpad"}, set()]) == [
-        [0, 1, 2]]
-    assert attribute_groups(alike, [True, True, False], [{"thinkpad"}, set(), set()]) == [[0, 1, 2]]
+    labels = ["work laptop", "personal laptop", ""]
+    assert sorted(attribute_groups(alike, [True, True, False], labels)) == [[0], [1, 2]]
+    # One label, or none ("lives in Paris" and a later "lives in Berlin"): one attribute.
+    assert attribute_groups(alike, [True, True, False], ["home", "home", ""]) == [[0, 1, 2]]
+    assert attribute_groups(alike, [True, True, False], ["", "", ""]) == [[0, 1, 2]]
 
 
 def test_the_curated_fact_asked_stays_first_beside_a_change_to_its_neighbour(embed: Any) -> None:
@@ -238,3 +237,37 @@ def test_a_subject_named_in_hundreds_of_chunks_has_its_newest_lines_read(tmp_pat
     assert lines[0].path == f"memory/{newest}.md"
     assert any("Lisbon" in line.text for line in lines if line.path == lines[0].path)
     assert len({line.path for line in lines}) == SUBJECT_CHUNKS
+
+
+_FILLER = "".join(f"- {who} lives in {city}.\n- {who} works at {firm}.\n- {who} drives a {firm} car.\n"
+                  for who, city, firm in zip(["Bruno Silva", "Chloe Martin", "Dev Patel",
+                                              "Elena Rossi", "Farid Khan", "Hugo Weber",
+                                              "Iris Novak", "Jonas Berg", "Leo Dubois", "Nils Olsen"],
+                                             ["Rome", "Oslo", "Lima", "Kyiv", "Cork", "Bern",
+                                              "Riga", "Graz", "Nice", "Bonn"],
+                                             ["Acme", "Umbrella", "Hooli", "Vandelay", "Stark",
+                                              "Wayne", "Wonka", "Tyrell", "Soylent", "Initech"],
+                                             strict=True))
+
+
+@pytest.mark.parametrize(("later", "logs"), [
+    ("- Ada Park lives in Berlin now. (as of 2026-03-01)\n", {}),
+    ("- Ada Park lives in Berlin.\n", {"2026-03-01": "- Ada Park moved to Berlin last week.\n"}),
+])
+def test_a_curated_file_holding_an_old_and_a_newer_value_answers_with_the_newer(
+        tmp_path: Path, later: str, logs: dict[str, str]) -> None:
+    # Notes appended without removing the old line: the two curated lines differ in their
+    # value only, and are one attribute (not two facts, as differently labelled lines are).
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("# Memory\n\n- Ada Park lives in Paris.\n"
+                                  "- Ada Park works at Globex.\n" + _FILLER + later,
+                                  encoding="utf-8")
+    for day, text in logs.items():
+        (ws / "memory" / f"{day}.md").write_text(text, encoding="utf-8")
+    with MemoryIndex.open(ws, index_path=tmp_path / "i.sqlite") as memory:
+        memory.sync()
+        hits = memory.search("Where does Ada Park live now?").results
+    first = [line for line in hits[0].snippet.splitlines() if "Ada Park" in line]
+    assert first and all("Berlin" in line for line in first)
+

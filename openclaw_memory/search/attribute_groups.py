@@ -116,18 +116,20 @@ def average_linkage(alike: np.ndarray, threshold: float,
 
 
 def attribute_groups(alike: np.ndarray, curated: Sequence[bool],
-                     values: Sequence[set[str]] | None = None) -> list[list[int]]:
+                     labels: Sequence[str] | None = None) -> list[list[int]]:
     """The lines grouped by attribute: curated lines saying one thing are one group, and no
     two such groups merge; the other lines join them, or each other, by
-    :func:`average_linkage`. ``values``: the names each line says (beyond the subject's); two
-    curated lines that both name something and share no name say two things, however alike
-    their sentences ("Work laptop: ThinkPad X1" / "Personal laptop: MacBook Air M1", 0.56)."""
+    :func:`average_linkage`. ``labels``: the label each line begins with ("work laptop" of
+    "Work laptop: ThinkPad X1"; "" for none): two curated lines labelled differently are two
+    attributes, however alike their sentences ("Personal laptop: MacBook Air M1", 0.56). Two
+    unlabelled ones that differ in their value still join ("lives in Paris" beside a later
+    "lives in Berlin" is one attribute, its newer value)."""
     seeds = [i for i, kept in enumerate(curated) if kept]
     core_alike = np.array(alike[np.ix_(seeds, seeds)], dtype=float)
-    if values is not None:
+    if labels is not None:
         for a, i in enumerate(seeds):
             for b, j in enumerate(seeds):
-                if values[i] and values[j] and not values[i] & values[j]:
+                if labels[i] and labels[j] and labels[i] != labels[j]:
                     core_alike[a, b] = _NEVER
     cores = [[seeds[i] for i in group]
              for group in average_linkage(core_alike, SAME_ATTRIBUTE)]

@@ -42,7 +42,7 @@ from openclaw_memory.language.textsearch import STOP_WORDS
 from openclaw_memory.language.time_words import ASKING, NOW, PAST, PRESENT_AUXILIARIES
 from openclaw_memory.search.attribute_groups import attribute_groups, content_words, line_alike
 from openclaw_memory.search.attributes import attributes_of, hinted_attributes
-from openclaw_memory.search.corroboration import corroborates, named_values
+from openclaw_memory.search.corroboration import corroborates
 from openclaw_memory.search.pronouns import about_someone_else
 from openclaw_memory.search.subject_lines import (
     CJK_FUNCTION,
@@ -52,6 +52,7 @@ from openclaw_memory.search.subject_lines import (
     SubjectText,
     curated,
     find_subject,
+    line_label,
     lines_and_curated,
     named_text,
     names_someone,
@@ -197,7 +198,7 @@ def compare_lines(question: str, subject: set[str], lines: Sequence[str], kept: 
     similar = line_alike(unit[1:], words, word_rows)
     alike = _alike(similar, apart, hinted)
     return Compared(unit[1:] @ unit[0] + STEM_BONUS * shares, wanted, said, hinted,
-                    attribute_groups(alike, kept, [named_values(line, subject) for line in lines]),
+                    attribute_groups(alike, kept, [line_label(line, subject) for line in lines]),
                     alike, similar)
 
 

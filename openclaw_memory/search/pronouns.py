@@ -1,8 +1,8 @@
 """Which of a subject's lines are about someone else, by the pronoun they use for a person.
 
 Notes refer to a person once named as "he" or "she" (他, 她). The subject's pronoun is the one
-its lines use: at least twice as many of them hold it alone as hold the other alone
-(otherwise nothing is read into pronouns). A line that names someone besides the subject and
+the lines saying its name use: at least twice as many of them hold it alone as hold the
+other alone (otherwise nothing is read into pronouns). A line that names someone besides the subject and
 refers to a person only by the other pronoun is about that someone, whatever it says of the
 subject: "Pairing with Ana: she's trying VS Code for the first time. Ravi set up settings sync
 for her." tells Ana's editor, not Ravi's, who is "he" in his other lines ("He's back in VS
@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from openclaw_memory.language.wordlists import load, word_pattern
 from openclaw_memory.search.corroboration import named_values
+from openclaw_memory.search.subject_lines import mentions
 
 __all__ = ["about_someone_else"]
 
@@ -32,9 +33,15 @@ def about_someone_else(lines: Sequence[str], kept: Sequence[bool], subject: set[
     person only by the pronoun the subject's lines do not use."""
     he = [bool(_HE.search(line)) and not _SHE.search(line) for line in lines]
     she = [bool(_SHE.search(line)) and not _HE.search(line) for line in lines]
-    if sum(he) >= _MAJORITY * max(sum(she), 1):
+    # Counted over the lines saying the subject's name: a person's unnamed lines are as
+    # often about someone else ("Dad's picked up a Prius, very pleased with himself" among
+    # Claire's own notes).
+    named = [mentions(line, subject) for line in lines]
+    his = sum(h and n for h, n in zip(he, named, strict=True))
+    hers = sum(h and n for h, n in zip(she, named, strict=True))
+    if his >= _MAJORITY * max(hers, 1):
         other = she
-    elif sum(she) >= _MAJORITY * max(sum(he), 1):
+    elif hers >= _MAJORITY * max(his, 1):
         other = he
     else:
         return [False] * len(lines)

@@ -25,6 +25,7 @@ from openclaw_memory.types import HitExplanation, SearchHit
 
 __all__ = ["CJK_FUNCTION", "HAN", "HAN_NAME", "LATIN_NAME", "MOST_LINES", "CuratedText",
            "PlacedLine", "SubjectText", "curated", "find_subject", "labelled_for_other", "learned_on",
+           "line_label",
            "lines_and_curated", "mentions", "name_terms", "named_text", "named_under",
            "names_someone", "other_names", "placed_day", "placed_hit", "question_subject",
            "subject_pool", "uncited_lines", "without_subject"]
@@ -292,6 +293,20 @@ def labelled_for_other(line: str, subject: set[str],
     label = _PERSON_LABEL.match(line)
     return label is not None and not mentions(label.group(1), subject) and not any(
         mentions(label.group(1), set(alias)) for alias in aliases)
+
+
+#: The label a note's line begins with: "- Work laptop: ThinkPad X1" (a full-width colon too).
+_LABEL = re.compile(r"^[\s*+-]*([^\W\d_][\w .'\u2019-]{0,40}?)\s*[:\uff1a]\s*\S")
+
+
+def line_label(line: str, subject: set[str]) -> str:
+    """The label ``line`` begins with, lower case, without the subject's name ("work laptop"
+    of "- Work laptop: ThinkPad X1"); "" when it has none, or the label is only the name."""
+    found = _LABEL.match(line)
+    if found is None:
+        return ""
+    label = _replace_subject(found.group(1), subject, " ", possessive=True)
+    return " ".join(label.lower().split())
 
 
 def _named_flags(lines: Sequence[str], subject: set[str], share: float = 1.0,

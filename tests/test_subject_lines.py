@@ -16,7 +16,7 @@ from openclaw_memory.search.recency import newer_first
 from openclaw_memory.search.subject_lines import (
     PlacedLine,
     find_subject,
-    labelled_for_other,
+    line_label,
     named_under,
     other_names,
     question_subject,
@@ -124,16 +124,14 @@ def test_lines_under_a_heading_naming_the_subject_are_the_subjects() -> None:
         "- Budget: 40k for the year.", "- Orchard slips."]
 
 
-def test_a_line_labelled_with_someone_elses_full_name_is_theirs() -> None:
-    lines = ["## People", "- Maya Chen: friend from uni, lives in Bristol.",
-             "- Tom Reyes: Maya's colleague, lives in Leeds.", "- Spike: Maya's NATS test.",
-             "## Maya", "- Tom Reyes: her colleague and flatmate."]
-    assert labelled_for_other(lines[2], {"maya"})
-    assert not labelled_for_other(lines[1], {"maya"})
-    assert not labelled_for_other(lines[3], {"maya"})  # one capitalised word is no full name
-    # Under a heading naming the subject, a labelled line is its section's.
-    assert named_under(lines, {"maya"}) == [lines[1], lines[3], *lines[4:]]
-    assert named_under(lines, {"tom", "reyes"}) == [lines[2], lines[5]]
+def test_a_line_label_names_the_attribute_not_a_person() -> None:
+    assert line_label("- Work laptop: ThinkPad X1 Carbon.", {"chen", "yu"}) == "work laptop"
+    assert line_label("- 工作电脑\uff1aThinkPad", set()) == "工作电脑"
+    assert line_label("- Maya: signed the lease in Lyon.", {"maya"}) == ""  # only the name
+    # A person's full name says whom the line is about, not which of their facts.
+    assert line_label("- Tom Reyes: Maya's colleague, lives in Leeds.", {"maya"}) == ""
+    assert line_label("- Ada lives in Paris.", {"ada"}) == ""
+    assert line_label("- 10:00 Standup: retry bug still open.", set()) == ""
 
 
 def test_an_unchanged_fact_under_its_subjects_heading_keeps_its_place(tmp_path: Path) -> None:
@@ -193,3 +191,13 @@ def test_the_first_person_i_is_nobodys_name() -> None:
     lines = ["- Coffee run: Sam oat flat white.", "- Sam has quit caffeine; peppermint tea now."]
     assert question_subject("What should I order for Sam on the coffee run?", lines) == {"sam"}
     assert question_subject("What do I'm told Sam drinks?", lines) == {"sam"}
+
+
+def test_a_line_labelled_with_a_persons_name_still_answers_for_the_subject_it_names(
+        embed: Any) -> None:
+    # "Dana Whitfield: Omar's manager from June on" is about Dana and states Omar's manager.
+    curated = cited_hit("MEMORY.md", "- Omar's manager is Sarah Kim.", 0.6)
+    dana = cited_hit("memory/2026-06-10.md", "- Dana Whitfield: Omar's manager from June on.", 0.5)
+    ranked = newer_first([curated, dana], ask("Who is Omar's manager now?"), embed)
+    assert [h.path for h in ranked] == ["memory/2026-06-10.md", "MEMORY.md"]
+    assert ranked[1].superseded_by == "memory/2026-06-10.md#L1"

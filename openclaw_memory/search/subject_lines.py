@@ -24,7 +24,7 @@ from openclaw_memory.search.snippets import citation, clamp_snippet, with_source
 from openclaw_memory.types import HitExplanation, SearchHit
 
 __all__ = ["CJK_FUNCTION", "HAN", "HAN_NAME", "LATIN_NAME", "MOST_LINES", "CuratedText",
-           "PlacedLine", "SubjectText", "curated", "find_subject", "labelled_for_other", "learned_on",
+           "PlacedLine", "SubjectText", "curated", "find_subject", "learned_on",
            "line_label",
            "lines_and_curated", "mentions", "name_terms", "named_text", "named_under",
            "names_someone", "other_names", "placed_day", "placed_hit", "question_subject",
@@ -284,17 +284,6 @@ def named_under(lines: Sequence[str], subject: set[str], share: float = 1.0,
 _PERSON_LABEL = re.compile(r"^[\s*+-]*((?:[A-Z][\w'\u2019-]*\s){1,2}[A-Z][\w'\u2019-]*)\s*:")
 
 
-def labelled_for_other(line: str, subject: set[str],
-                       aliases: Sequence[frozenset[str]] = ()) -> bool:
-    """Whether ``line`` is labelled with the full name of someone other than the subject: it
-    is about them, whoever else it names ("Tom Reyes: Maya's colleague, lives in Leeds" says
-    where Tom lives; grouped with Maya's lines it stood for her home beside "Maya Chen: lives
-    in Bristol"). One capitalised word is no such label ("Spike: NATS vs Kafka")."""
-    label = _PERSON_LABEL.match(line)
-    return label is not None and not mentions(label.group(1), subject) and not any(
-        mentions(label.group(1), set(alias)) for alias in aliases)
-
-
 #: The label a note's line begins with: "- Work laptop: ThinkPad X1" (a full-width colon too).
 _LABEL = re.compile(r"^[\s*+-]*([^\W\d_][\w .'\u2019-]{0,40}?)\s*[:\uff1a]\s*\S")
 
@@ -303,7 +292,7 @@ def line_label(line: str, subject: set[str]) -> str:
     """The label ``line`` begins with, lower case, without the subject's name ("work laptop"
     of "- Work laptop: ThinkPad X1"); "" when it has none, or the label is only the name."""
     found = _LABEL.match(line)
-    if found is None:
+    if found is None or _PERSON_LABEL.match(line):
         return ""
     label = _replace_subject(found.group(1), subject, " ", possessive=True)
     return " ".join(label.lower().split())
@@ -318,9 +307,7 @@ def _named_flags(lines: Sequence[str], subject: set[str], share: float = 1.0,
                                                       for alias in aliases)
         if line.lstrip().startswith("#"):
             headed = named
-        # (under a heading naming the subject, a labelled line is its section's: "- Home
-        # City: Paris" under "## Ada")
-        flags.append(headed or (named and not labelled_for_other(line, subject, aliases)))
+        flags.append(named or headed)
     return flags
 
 
@@ -358,7 +345,7 @@ def uncited_lines(pool: Sequence[tuple[int, str]], hits: Sequence[SearchHit], su
         plain = _plain(line.text)
         is_curated = dated_name(line.path) is None
         if ((line.path, plain) in seen or (is_curated and plain in said)
-                or not mentions(line.text, subject) or labelled_for_other(line.text, subject)):
+                or not mentions(line.text, subject)):
             continue
         seen.add((line.path, plain))
         said.add(plain)

@@ -505,5 +505,9 @@ def test_a_question_read_from_text_is_the_one_the_pipeline_reads() -> None:
     assert asked.anchor == "Berlin" and "Berlin" not in asked.text
     assert not asked.asked.present and ask("Where does Ada Park live now?").asked.now
     assert ask("What sport did Ada Park do?", anchor="judo").anchor == "judo"
+    # The names it gives, read once for the relevance gates; a statement names no one asked.
+    assert ask("Where does Ada Park live now?").names == ("ada", "park")
+    assert ask("王芳现在住在哪里？").names == ("王芳",)
+    assert ask("Ada Park moved to Berlin. She likes it there.").names == ()
     with pytest.raises(ContentError):
         ask("   ")

@@ -195,14 +195,14 @@ def _spelled(name: str) -> str:
     return " ".join(bare) if _CJK_LEAD.match(bare) else bare
 
 
-def absent_terms(store: SearchBackend, request: SearchRequest,
+def absent_terms(store: SearchBackend, request: SearchRequest, names: Sequence[str],
                  settings: SearchSettings) -> tuple[str, ...]:
-    """The names the question gives, when none of them occurs in memory; of a question naming
-    nobody, the rare words of it that memory never holds (else ())."""
+    """The ``names`` the question gives (:func:`question_names`, read once with the question:
+    search/question.py), when none of them occurs in memory; of a question naming nobody, the
+    rare words of it that memory never holds (else ())."""
     if not settings.absent_name_check or not asks_about(request.query):
         return ()
     translated = request.translation is not None
-    names = question_names(request.query)
     if names:
         # Where memory writes in the other language a name may read otherwise there; not a
         # Chinese name: its other form is its pinyin, which no translation gives.

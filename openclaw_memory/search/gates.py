@@ -59,7 +59,7 @@ def gate_candidates(store: SearchBackend, question: Question, settings: SearchSe
     fused, rows, absolute = ranked.fused, ranked.rows, ranked.absolute
     scores = dict(ranked.scores)
     min_score = ranked.min_score
-    absent = absent_terms(store, request, settings) if fused else ()
+    absent = absent_terms(store, request, question.names, settings) if fused else ()
     if absent and absolute:
         # What the question names, or its rare words, memory never holds: evidence that it is
         # about something else. Every score is lowered so that a candidate reaching the absent

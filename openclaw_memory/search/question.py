@@ -18,6 +18,7 @@ from openclaw_memory.language.dateforms import spell_dates
 from openclaw_memory.language.dates import DateWindow, about_a_period, question_dates
 from openclaw_memory.language.textsearch import keyword_terms
 from openclaw_memory.language.time_words import NOW
+from openclaw_memory.search.absent import asks_about, question_names
 from openclaw_memory.search.before import split_anchor
 from openclaw_memory.search.present_value import asks_now, asks_present
 from openclaw_memory.search.querylimits import bound_query
@@ -56,6 +57,10 @@ class Question:
     """The time it asks about: the present ("now"), how things are, or neither."""
     period_only: bool
     """It asks about a period and nothing else ("What did we do yesterday?")."""
+    names: tuple[str, ...] = ()
+    """The names it gives, lower case, in order (search/absent.py: capitalised words, a
+    Chinese question's lead person, titles in book-title marks); () when it is not one
+    question (a statement, a pasted dialogue), whose words name no one it asks about."""
 
     @property
     def text(self) -> str:
@@ -86,8 +91,10 @@ def read_question(request: SearchRequest, settings: SearchSettings,
         anchor: str | None = anchored.anchor
     else:
         anchor = None
+    names = tuple(question_names(request.query)) if asks_about(request.query) else ()
     return Question(request, anchor, tuple(keyword_terms(request.keywords)), windows,
-                    Asked.of(request.query), period_only=bool(windows) and about_a_period(request.query))
+                    Asked.of(request.query), period_only=bool(windows) and about_a_period(request.query),
+                    names=names)
 
 
 def _without_now(request: SearchRequest) -> SearchRequest:

@@ -96,6 +96,11 @@ def test_without_now_conversation_logs_keep_their_order_and_notes_of_facts_do_no
     ranked = newer_first([said_old, said_new], ask("Where does Ada Park live?"), embed)
     assert [h.path for h in ranked] == [said_old.path, said_new.path]
     assert all(h.superseded_by is None for h in ranked)
+    # A Chinese speaker's turn, after a full-width colon, is a conversation's too.
+    zh_old = cited_hit("memory/2025-01-05.md", "- 王芳：我上周搬到了杭州！", 0.6)
+    zh_new = cited_hit("memory/2025-03-05.md", "- 王芳：三月我们又搬去了苏州。", 0.5)
+    ranked = newer_first([zh_old, zh_new], ask("王芳住在哪里？"), embed)
+    assert [h.path for h in ranked] == [zh_old.path, zh_new.path]
     old = cited_hit("memory/2025-01-05.md", "- Ada Park moved to Lisbon.", 0.6)
     new = cited_hit("memory/2025-03-05.md", "- Ada Park moved to Oslo.", 0.5)
     for question in ("Where does Ada Park live?", "Where does Ada Park live now?"):

@@ -30,7 +30,7 @@ NOW = _words(_DATA["now"])
 #: A question asking about the past ("Where did she live before Berlin?", 以前).
 PAST = _words(_DATA["past"])
 #: Phrases saying when, not what: never a question's subject.
-WHEN = _words({"en": _DATA["when"]["en"]})
+WHEN = _words(_DATA["when"])
 #: The auxiliaries after a question word that ask how things are ("Where does Ada live?",
 #: "What should I order for Sam?"), as one alternation.
 PRESENT_AUXILIARIES = "|".join(_DATA["present"]["en"]) or NOTHING

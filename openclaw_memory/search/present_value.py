@@ -47,6 +47,7 @@ from openclaw_memory.search.pronouns import about_someone_else
 from openclaw_memory.search.subject_lines import (
     CJK_FUNCTION,
     HAN,
+    LABELLED,
     CuratedText,
     PlacedLine,
     SubjectText,
@@ -114,8 +115,6 @@ def asks_now(question: str) -> bool:
 #: asking for the doer of a verb in the present ("Who owns Kestrel?", "What monitors the API?").
 _PRESENT = re.compile(rf"(?i)^\W*(?:{ASKING}|{PRESENT_AUXILIARIES})\b.*\b(?:{PRESENT_AUXILIARIES})\b"
                       rf"|['\u2019]s\b|^\W*(?:{ASKING})\s+[a-z]{{2,}}(?<![su])s\b")
-#: A line of a conversation: "- [D9:10] Nate: I love fantasy movies", "Bart: ...".
-_SPOKEN = re.compile(r"^\W*(?:\[[^\]]*\]\s*)?([^\W\d_][\w .'-]{0,40}):\s")
 _CJK_QUESTION = re.compile(r"哪|什么|谁|吗|几|多少|怎么|[\uff1f?]")
 
 
@@ -271,10 +270,10 @@ def _spoken(pool: Sequence[tuple[int, str]], hits: Sequence[SearchHit],
     if any(hits[k].source == "sessions" for k, _ in pool):
         return True  # an agent's own transcript: its turns are never dated facts
     labels = Counter(found.group(1).lower() for lines in cited for line in lines
-                     if (found := _SPOKEN.match(line)))
+                     if (found := LABELLED.match(line)))
 
     def turn(line: str) -> bool:
-        found = _SPOKEN.match(line)
+        found = LABELLED.match(line)
         return found is not None and labels[found.group(1).lower()] > 1
     return 2 * sum(turn(line) for _, line in pool) > len(pool)
 
@@ -330,8 +329,7 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
     named = names_someone(question) and not said and bool(hits)
     extra = uncited_lines(pool, hits, subject, read,
                           subject_text if named else None) if subject else []
-    pool, extra = _without_others(pool, hits, extra, subject)
-    lines, kept = lines_and_curated(pool, hits, extra)
+    pool, extra, lines, kept = _without_others(pool, hits, extra, subject)
     # One cited line can still be told apart from the subject's curated lines no hit cites.
     judged = _answers(question, subject, lines, kept, embed,
                       close=said and now, direct=mine) if len(lines) >= 2 else None
@@ -365,14 +363,18 @@ def present_value_first(hits: Sequence[SearchHit], question: str, cited: Sequenc
 
 def _without_others(pool: list[tuple[int, str]], hits: Sequence[SearchHit],
                     extra: list[PlacedLine], subject: set[str],
-                    ) -> tuple[list[tuple[int, str]], list[PlacedLine]]:
-    """The pool and ``extra`` without the lines about someone else (search/pronouns.py)."""
+                    ) -> tuple[list[tuple[int, str]], list[PlacedLine], list[str], list[bool]]:
+    """The pool and ``extra`` without the lines about someone else (search/pronouns.py), and
+    the lines they leave with which of them are curated (:func:`lines_and_curated`)."""
     lines, kept = lines_and_curated(pool, hits, extra)
     other = about_someone_else(lines, kept, subject)
     if not any(other):
-        return pool, extra
-    return ([line for line, out in zip(pool, other, strict=False) if not out],
-            [line for line, out in zip(extra, other[len(pool):], strict=True) if not out])
+        return pool, extra, lines, kept
+    stay = [not out for out in other]
+    return ([line for line, ok in zip(pool, stay, strict=False) if ok],
+            [line for line, ok in zip(extra, stay[len(pool):], strict=True) if ok],
+            [line for line, ok in zip(lines, stay, strict=True) if ok],
+            [flag for flag, ok in zip(kept, stay, strict=True) if ok])
 
 
 def _read_once(reader: CuratedText) -> CuratedText:

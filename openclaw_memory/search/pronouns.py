@@ -13,7 +13,9 @@ The pronouns are data (data/pronouns.json), with what they earned.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from openclaw_memory.language.wordlists import load, word_pattern
 from openclaw_memory.search.corroboration import named_values
@@ -21,9 +23,14 @@ from openclaw_memory.search.subject_lines import mentions
 
 __all__ = ["about_someone_else"]
 
-_DATA = load("pronouns")
-_HE = word_pattern(_DATA["he"]["en"], _DATA["he"]["zh"])
-_SHE = word_pattern(_DATA["she"]["en"], _DATA["she"]["zh"])
+
+@lru_cache(maxsize=1)
+def _pronouns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """He and she, as ``data/pronouns.json`` writes them (read on first use)."""
+    data = load("pronouns")
+    return (word_pattern(data["he"]["en"], data["he"]["zh"]),
+            word_pattern(data["she"]["en"], data["she"]["zh"]))
+
 #: How many times as many of the subject's lines must use one pronoun alone as the other.
 _MAJORITY = 2
 
@@ -31,8 +38,9 @@ _MAJORITY = 2
 def about_someone_else(lines: Sequence[str], kept: Sequence[bool], subject: set[str]) -> list[bool]:
     """Which of the subject's ``lines`` (``kept``: curated) name someone else and refer to a
     person only by the pronoun the subject's lines do not use."""
-    he = [bool(_HE.search(line)) and not _SHE.search(line) for line in lines]
-    she = [bool(_SHE.search(line)) and not _HE.search(line) for line in lines]
+    his_words, her_words = _pronouns()
+    he = [bool(his_words.search(line)) and not her_words.search(line) for line in lines]
+    she = [bool(her_words.search(line)) and not his_words.search(line) for line in lines]
     # Counted over the lines saying the subject's name: a person's unnamed lines are as
     # often about someone else ("Dad's picked up a Prius, very pleased with himself" among
     # Claire's own notes).

@@ -23,7 +23,7 @@ from openclaw_memory.language.time_words import ASKING, AUXILIARIES, NOW, WHEN
 from openclaw_memory.search.snippets import citation, clamp_snippet, with_source_line
 from openclaw_memory.types import HitExplanation, SearchHit
 
-__all__ = ["CJK_FUNCTION", "HAN", "HAN_NAME", "LATIN_NAME", "MOST_LINES", "CuratedText",
+__all__ = ["CJK_FUNCTION", "HAN", "HAN_NAME", "LABELLED", "LATIN_NAME", "MOST_LINES", "CuratedText",
            "PlacedLine", "SubjectText", "curated", "find_subject", "learned_on",
            "line_label",
            "lines_and_curated", "mentions", "name_terms", "named_text", "named_under",
@@ -280,19 +280,20 @@ def named_under(lines: Sequence[str], subject: set[str], share: float = 1.0,
     return [line for line, named in zip(lines, flags, strict=True) if named]
 
 
-#: A line labelled with a person's full name: "- Tom Reyes: Maya's colleague, lives in Leeds".
-_PERSON_LABEL = re.compile(r"^[\s*+-]*((?:[A-Z][\w'\u2019-]*\s){1,2}[A-Z][\w'\u2019-]*)\s*:")
-
-
-#: The label a note's line begins with: "- Work laptop: ThinkPad X1" (a full-width colon too).
-_LABEL = re.compile(r"^[\s*+-]*([^\W\d_][\w .'\u2019-]{0,40}?)\s*[:\uff1a]\s*\S")
+#: The label a line begins with, after a bullet and a bracketed stamp: a conversation's
+#: speaker ("- [D9:10] Nate: I love fantasy movies") or a note's key ("- Work laptop: ThinkPad
+#: X1", a full-width colon too).
+LABELLED = re.compile(r"^\W*(?:\[[^\]]*\]\s*)?([^\W\d_][\w .'\u2019-]{0,40}?)\s*(?::\s|\uff1a)")
+#: A person's full name as a label: "- Tom Reyes: Maya's colleague, lives in Leeds".
+_PERSON_NAME = re.compile(r"(?:[A-Z][\w'\u2019-]*\s){1,2}[A-Z][\w'\u2019-]*")
 
 
 def line_label(line: str, subject: set[str]) -> str:
     """The label ``line`` begins with, lower case, without the subject's name ("work laptop"
-    of "- Work laptop: ThinkPad X1"); "" when it has none, or the label is only the name."""
-    found = _LABEL.match(line)
-    if found is None or _PERSON_LABEL.match(line):
+    of "- Work laptop: ThinkPad X1"); "" when it has none, when the label is only the name,
+    or is a person's full name (whom the line is about, not which of their facts)."""
+    found = LABELLED.match(line)
+    if found is None or _PERSON_NAME.fullmatch(found.group(1)):
         return ""
     label = _replace_subject(found.group(1), subject, " ", possessive=True)
     return " ".join(label.lower().split())
